@@ -1,0 +1,164 @@
+//! The `schedlab` command line.
+
+use std::process::ExitCode;
+
+use schedlab_engine::features::Feature;
+use schedlab_engine::kernel;
+use schedlab_engine::scenario::parse_duration;
+use schedlab_engine::{from_text, LogMode, Overrides};
+
+const USAGE: &str = "\
+usage:
+  schedlab run SCENARIO [--kernel V] [--feature F=on|off]... [--seed N]
+                        [--duration D] [--json] [--log]
+  schedlab presets      kernel presets and their feature flags
+  schedlab features     every feature flag with its origin and meaning
+
+SCENARIO is a TOML or JSON file (see README.md, \"Scenario format\"); `-` reads stdin.";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(out) => {
+            print!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("schedlab: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<String, String> {
+    match args.first().map(String::as_str) {
+        Some("run") => cmd_run(&args[1..]),
+        Some("presets") => Ok(cmd_presets()),
+        Some("features") => Ok(cmd_features()),
+        Some("-h" | "--help" | "help") | None => Ok(format!("{USAGE}\n")),
+        Some(other) => Err(format!("unknown command `{other}`\n{USAGE}")),
+    }
+}
+
+fn read_scenario(path: &str) -> Result<String, String> {
+    if path == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| format!("stdin: {e}"))?;
+        return Ok(s);
+    }
+    std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))
+}
+
+fn cmd_run(args: &[String]) -> Result<String, String> {
+    let mut ov = Overrides::default();
+    let (mut path, mut json, mut log) = (None, false, false);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |flag: &str| it.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
+        match a.as_str() {
+            "--kernel" => ov.kernel = Some(value("--kernel")?),
+            "--seed" => {
+                let v = value("--seed")?;
+                ov.seed = Some(v.parse().map_err(|_| format!("--seed: `{v}` is not a non-negative integer"))?);
+            }
+            "--duration" => {
+                let v = value("--duration")?;
+                ov.duration = Some(parse_duration(&v).map_err(|e| format!("--duration: {e}"))?);
+            }
+            "--feature" => {
+                let v = value("--feature")?;
+                ov.features.push(parse_feature(&v)?);
+            }
+            "--json" => json = true,
+            "--log" => log = true,
+            s if s.starts_with("--") => return Err(format!("unknown option `{s}`\n{USAGE}")),
+            s => {
+                if path.replace(s.to_string()).is_some() {
+                    return Err(format!("more than one scenario given (`{s}`)"));
+                }
+            }
+        }
+    }
+    let path = path.ok_or_else(|| format!("run: no scenario given\n{USAGE}"))?;
+    let text = read_scenario(&path)?;
+    let mode = if log { LogMode::Full } else { LogMode::HashOnly };
+    let (mut sim, cfg) = from_text(&text, &ov, mode).map_err(|e| format!("{path}: {e}"))?;
+    sim.run();
+    let res = sim.results(&cfg.kernel);
+    if json {
+        let mut v = serde_json::to_value(&res).map_err(|e| e.to_string())?;
+        if log {
+            v["log"] = serde_json::to_value(&sim.log.entries).map_err(|e| e.to_string())?;
+        }
+        return Ok(format!("{}\n", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?));
+    }
+    let mut out = String::new();
+    if log {
+        for e in &sim.log.entries {
+            out += &format!("{:>14} #{:<8} {:?}\n", e.time, e.event, e.record);
+        }
+    }
+    out += &format!(
+        "kernel {}  seed {}  simulated {}  events {}  log hash {}\n",
+        res.kernel,
+        res.seed,
+        schedlab_engine::scenario::format_duration(res.sim_time_ns),
+        res.events,
+        res.log_hash
+    );
+    out += &format!(
+        "{:<16} {:>12} {:>7} {:>8} {:>8} {:>10} {:>10} {:>10}\n",
+        "task", "cpu_time", "share", "vol_sw", "invol_sw", "lat_p50", "lat_p99", "lat_max"
+    );
+    for t in &res.tasks {
+        out += &format!(
+            "{:<16} {:>12} {:>6.2}% {:>8} {:>8} {:>10} {:>10} {:>10}\n",
+            t.name,
+            schedlab_engine::scenario::format_duration(t.cpu_time_ns),
+            t.share * 100.0,
+            t.nr_voluntary_switches,
+            t.nr_involuntary_switches,
+            t.wakeup_latency_ns.p50,
+            t.wakeup_latency_ns.p99,
+            t.wakeup_latency_ns.max
+        );
+    }
+    for w in &res.warnings {
+        out += &format!("warning: {w}\n");
+    }
+    Ok(out)
+}
+
+fn parse_feature(s: &str) -> Result<(String, bool), String> {
+    let (name, val) = s.split_once('=').ok_or_else(|| format!("--feature `{s}`: expected NAME=on|off"))?;
+    let on = match val {
+        "on" | "true" | "1" => true,
+        "off" | "false" | "0" => false,
+        _ => return Err(format!("--feature `{s}`: value must be on or off")),
+    };
+    Ok((name.to_string(), on))
+}
+
+fn cmd_presets() -> String {
+    let mut out = String::new();
+    for p in kernel::presets() {
+        out += &format!("{}\n  {}\n  source: {}\n  base_slice (normalized): {} ns\n  features:", p.name, p.summary, p.source, p.base_slice_normalized);
+        for f in Feature::ALL {
+            let on = p.features.has(*f);
+            out += &format!(" {}{}", if on { "" } else { "NO_" }, f.name());
+        }
+        out += "\n\n";
+    }
+    out
+}
+
+fn cmd_features() -> String {
+    let mut out = String::new();
+    for f in Feature::ALL {
+        let d = f.defaults();
+        let defaults: Vec<String> =
+            schedlab_engine::features::PRESET_NAMES.iter().zip(d).map(|(p, on)| format!("{p}:{}", if on { "on" } else { "off" })).collect();
+        out += &format!("{}  [{}]\n  origin: {}\n  {}\n\n", f.name(), defaults.join(" "), f.origin(), f.doc().replace('\n', "\n  "));
+    }
+    out
+}

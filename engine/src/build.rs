@@ -1,0 +1,163 @@
+//! From a parsed scenario (plus command-line overrides) to a ready
+//! simulation: resolve the kernel preset, feature flags, tunables and
+//! topology, expand tasks, compile programs. Every name that does not
+//! resolve is an error at the place it was written.
+
+use crate::features::{Feature, Features};
+use crate::kernel::{self, Scaling, Tunables};
+use crate::program::Program;
+use crate::scenario::{self, Named, Scenario, ScenarioError, TunableScaling};
+use crate::sched::Sched;
+use crate::sim::{LogMode, Simulation, Static};
+
+/// Settings given outside the scenario (CLI flags, the UI's compare panes).
+/// They win over the scenario's own.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    pub kernel: Option<String>,
+    pub features: Vec<(String, bool)>,
+    pub seed: Option<u64>,
+    pub duration: Option<u64>,
+}
+
+/// The resolved configuration of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub kernel: String,
+    pub features: Features,
+    pub tunables: Tunables,
+    pub cpus: u32,
+    pub seed: u64,
+    pub duration: u64,
+}
+
+fn unknown(what: &str, name: &str, known: &[&str]) -> String {
+    let hint = scenario::suggest(name, known).map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
+    format!("unknown {what} `{name}`{hint} (known: {})", known.join(", "))
+}
+
+fn feature(named: &Named) -> Result<Feature, ScenarioError> {
+    Feature::from_name(&named.name).ok_or_else(|| {
+        let names: Vec<&str> = Feature::ALL.iter().map(|f| f.name()).collect();
+        ScenarioError::at(named, unknown("feature flag", &named.name, &names))
+    })
+}
+
+/// Resolves kernel, flags, tunables and CPU count.
+pub fn config(sc: &Scenario, ov: &Overrides) -> Result<Config, ScenarioError> {
+    let (kname, kloc) = match &ov.kernel {
+        Some(k) => (k.clone(), Named { name: k.clone(), key: "--kernel".into(), pos: scenario::Pos::START }),
+        None => (sc.sim.kernel.name.clone(), sc.sim.kernel.clone()),
+    };
+    let preset = kernel::preset(&kname).ok_or_else(|| {
+        let mut e = ScenarioError::at(&kloc, unknown("kernel preset", &kname, &crate::features::PRESET_NAMES));
+        if ov.kernel.is_some() {
+            e.pos = None;
+        }
+        e
+    })?;
+
+    let mut features = preset.features;
+    for (named, on) in &sc.sim.features {
+        features.set(feature(named)?, *on);
+    }
+    for (name, on) in &ov.features {
+        let named = Named { name: name.clone(), key: "--feature".into(), pos: scenario::Pos::START };
+        let mut f = feature(&named);
+        if let Err(e) = &mut f {
+            e.pos = None;
+        }
+        features.set(f?, *on);
+    }
+    if let Some(p) = sc.sim.patches.first() {
+        return Err(ScenarioError::at(p, format!("unknown patch `{}`: no patches are registered yet", p.name)));
+    }
+
+    let cpus = topology_cpus(&sc.topology)?;
+    let hz = sc.sim.hz.map(|(h, _)| h).unwrap_or(250);
+    let scaling = match sc.sim.tunable_scaling.map(|(s, _)| s) {
+        Some(TunableScaling::None) => Scaling::None,
+        Some(TunableScaling::Linear) => Scaling::Linear,
+        _ => Scaling::Log,
+    };
+    let tunables = Tunables::new(hz, preset.base_slice_normalized, scaling, cpus, sc.sim.base_slice.map(|(v, _)| v));
+    Ok(Config {
+        kernel: preset.name.to_string(),
+        features,
+        tunables,
+        cpus,
+        seed: ov.seed.unwrap_or(sc.sim.seed),
+        duration: ov.duration.unwrap_or(sc.sim.duration),
+    })
+}
+
+/// The CPU count of the scenario's topology. Only single-CPU machines are
+/// modelled so far.
+fn topology_cpus(t: &scenario::Topology) -> Result<u32, ScenarioError> {
+    if let Some(p) = &t.preset {
+        return match p.name.as_str() {
+            "1cpu" => Ok(1),
+            _ => Err(ScenarioError::at(p, unknown("topology preset", &p.name, &["1cpu"]))),
+        };
+    }
+    let mut cpus = 1u32;
+    let mut first = None;
+    for f in [t.sockets, t.llcs_per_socket, t.cores_per_llc, t.threads_per_core].into_iter().flatten() {
+        cpus = cpus.saturating_mul(f.0);
+        first = first.or(Some(f.1));
+    }
+    if cpus > 1 {
+        return Err(ScenarioError::new(
+            "topology",
+            first,
+            format!("{cpus} CPUs: schedlab models one CPU so far (multi-CPU placement and balancing are not implemented)"),
+        ));
+    }
+    Ok(cpus)
+}
+
+/// Builds the simulation a scenario describes.
+pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation, Config), ScenarioError> {
+    let cfg = config(sc, ov)?;
+    let mut sched = Sched::new(cfg.cpus, cfg.features, cfg.tunables);
+    let mut info = Static {
+        task_names: Vec::new(),
+        programs: Vec::new(),
+        task_prog: Vec::new(),
+        task_start: Vec::new(),
+        duration: cfg.duration,
+        seed: cfg.seed,
+    };
+    for (i, spec) in sc.tasks.iter().enumerate() {
+        let prog = Program::compile(&spec.program.stmts).map_err(|u| {
+            ScenarioError::new(format!("task[{i}].program"), Some(u.pos), format!("{} are not supported yet", u.what))
+        })?;
+        let cpu = match &spec.affinity {
+            Some((list, pos)) => {
+                if let Some(&bad) = list.0.iter().find(|&&c| c >= cfg.cpus) {
+                    return Err(ScenarioError::new(
+                        format!("task[{i}].affinity"),
+                        Some(*pos),
+                        format!("CPU {bad} does not exist (the machine has {} CPU{})", cfg.cpus, if cfg.cpus == 1 { "" } else { "s" }),
+                    ));
+                }
+                list.0[0]
+            }
+            None => 0,
+        };
+        info.programs.push(prog);
+        let prog_id = info.programs.len() as u32 - 1;
+        for k in 0..spec.count {
+            sched.add_task(cpu, spec.nice, spec.policy, spec.slice);
+            info.task_names.push(if spec.count == 1 { spec.name.clone() } else { format!("{}.{k}", spec.name) });
+            info.task_prog.push(prog_id);
+            info.task_start.push(spec.start);
+        }
+    }
+    Ok((Simulation::new(sched, info, mode), cfg))
+}
+
+/// Parses and builds in one go.
+pub fn from_text(text: &str, ov: &Overrides, mode: LogMode) -> Result<(Simulation, Config), ScenarioError> {
+    build(&scenario::parse(text)?, ov, mode)
+}

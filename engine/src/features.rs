@@ -1,0 +1,221 @@
+//! Scheduler feature flags: one list, expanded into the flag set, the names
+//! the UI and CLI show, and the default of every kernel preset.
+//!
+//! Mirrors the idea of kernel/sched/features.h (`SCHED_FEAT(NAME, default)`
+//! expanded into `sysctl_sched_features`): each row below is one flag with its
+//! default per preset, where it comes from and what it changes. Flags that
+//! exist in features.h keep the kernel's spelling. Behaviour that changed
+//! between kernel versions without a features.h flag gets a flag of its own
+//! (origin "schedlab"), named after what the commit changed, so that a preset
+//! is nothing but a set of flags plus tunables, and a patch is a delta.
+
+/// Kernel presets, in the column order of the table below.
+pub const PRESET_NAMES: [&str; 3] = ["6.6", "6.12", "6.18"];
+
+macro_rules! sched_features {
+    ($( $(#[doc = $doc:literal])* $name:ident = [$($d:literal),*], $origin:literal; )*) => {
+        /// One scheduler feature flag.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[allow(non_camel_case_types)]
+        #[repr(u8)]
+        pub enum Feature { $($name),* }
+
+        impl Feature {
+            /// Every flag, in declaration order.
+            pub const ALL: &'static [Feature] = &[$(Feature::$name),*];
+
+            /// The flag's name as written in features.h and scenarios.
+            pub const fn name(self) -> &'static str {
+                match self { $(Feature::$name => stringify!($name)),* }
+            }
+
+            /// What the flag changes (one paragraph).
+            pub fn doc(self) -> &'static str {
+                match self { $(Feature::$name => concat!($($doc, "\n"),*).trim_ascii()),* }
+            }
+
+            /// Where the flag comes from: "features.h" or the commit it models.
+            pub const fn origin(self) -> &'static str {
+                match self { $(Feature::$name => $origin),* }
+            }
+
+            /// Default per preset, in `PRESET_NAMES` order.
+            pub const fn defaults(self) -> [bool; PRESET_NAMES.len()] {
+                match self { $(Feature::$name => [$($d != 0),*]),* }
+            }
+        }
+    };
+}
+
+sched_features! {
+    /// Place a waking task at V minus the lag it had when it went to sleep
+    /// (inflated so the lag survives its own insertion). Off: every wakeup
+    /// starts at V with zero lag.
+    PLACE_LAG = [1, 1, 1], "features.h (86bfbb7ce4f6, v6.6)";
+    /// A newly forked task starts with half a slice of virtual deadline
+    /// ("existing tasks are on average halfway through their slice").
+    PLACE_DEADLINE_INITIAL = [1, 1, 1], "features.h (v6.6)";
+    /// A task dequeued for a non-sleep reason (migration, nice or slice
+    /// change) keeps its deadline relative to its vruntime and gets it back
+    /// when enqueued again, instead of a fresh deadline.
+    PLACE_REL_DEADLINE = [0, 1, 1], "features.h (82e9d0456e06, v6.12)";
+    /// Slice protection: an eligible running task keeps the CPU until it has
+    /// used its request (6.6–6.16: until its deadline moves; 6.17+: until
+    /// vprot, at most the shortest queued slice), so wakeups cannot preempt
+    /// it early.
+    RUN_TO_PARITY = [1, 1, 1], "features.h (63304558ba5d, v6.6)";
+    /// A waking task with a shorter slice than the running one may cancel the
+    /// running task's protection and preempt it.
+    PREEMPT_SHORT = [0, 1, 1], "features.h (v6.12)";
+    /// Set the woken task as next buddy on wakeup preemption (off by default
+    /// in every release; enabled in tip late 2025 and reverted early 2026).
+    NEXT_BUDDY = [0, 0, 0], "features.h";
+    /// pick_next_entity() prefers cfs_rq->next when it is eligible. Before
+    /// v6.14 that preference was gated by NEXT_BUDDY itself (see
+    /// BUDDY_UNTANGLED).
+    PICK_BUDDY = [0, 0, 1], "features.h (2a77e4be12cb, v6.14)";
+    /// v6.14 split "who sets next" (NEXT_BUDDY) from "pick honours next"
+    /// (PICK_BUDDY). Off: the pick honours next only when NEXT_BUDDY is on.
+    BUDDY_UNTANGLED = [0, 0, 1], "schedlab (2a77e4be12cb, v6.14)";
+    /// The task that is next buddy counts as cache-hot for migration.
+    CACHE_HOT_BUDDY = [1, 1, 1], "features.h";
+    /// A task that sleeps while not eligible (negative lag) stays queued,
+    /// "delayed", until it would have been picked, so it cannot shed its
+    /// negative lag by sleeping.
+    DELAY_DEQUEUE = [0, 1, 1], "features.h (152e11f6df29, v6.12)";
+    /// A delayed task that completes its dequeue, or is requeued by a
+    /// wakeup, has positive lag clamped to zero.
+    DELAY_ZERO = [0, 1, 1], "features.h (54a58a787791, v6.12)";
+    /// Wakeups may preempt the running task at all (otherwise only ticks do).
+    WAKEUP_PREEMPTION = [1, 1, 1], "features.h";
+    /// sched_setattr(sched_runtime) sets a custom slice for a fair task.
+    /// Off (v6.6–v6.11): the request is accepted and ignored; every task
+    /// uses the base slice.
+    CUSTOM_SLICE = [0, 1, 1], "schedlab (857b158dc5e8 \"sched/eevdf: Use sched_attr::sched_runtime to set request/slice suggestion\", v6.12)";
+    /// The run queue tree is sorted by virtual deadline and augmented with
+    /// the subtree's minimum vruntime (v6.8+). Off: sorted by vruntime and
+    /// augmented with min_deadline, as in v6.6.
+    DEADLINE_TREE = [0, 1, 1], "schedlab (2227a957e1d5 \"sched/eevdf: Sort the rbtree by virtual deadline\", v6.8)";
+    /// With the deadline-sorted tree, pick the leftmost entity directly when
+    /// it is eligible, before the heap search.
+    PICK_FASTPATH = [0, 1, 1], "schedlab (ee4373dc902c \"sched/eevdf: O(1) fastpath for task selection\", v6.8)";
+    /// reweight_entity() of a queued entity keeps its lag and rescales its
+    /// deadline around V (v' = V − (V − v)·w/w', d' = V + (d − V)·w/w').
+    /// Off: only the relative deadline is rescaled, vruntime is kept, so lag
+    /// jumps (v6.6.0).
+    REWEIGHT_EEVDF = [0, 1, 1], "schedlab (eab03c23c2a1 \"sched/eevdf: Fix vruntime adjustment on reweight\", v6.7)";
+    /// With REWEIGHT_EEVDF: always update_curr(), take V before removing a
+    /// non-running entity from the sums, and clamp the lag (v6.9). Off: V is
+    /// taken after removal, as in the patch as first merged.
+    REWEIGHT_V_FIX = [0, 1, 1], "schedlab (\"sched/eevdf: Fix miscalculation in reweight_entity() when se is not curr\", v6.9)";
+    /// reweight_entity() goes through update_entity_lag() and place_entity()
+    /// with a relative deadline (v6.13+).
+    REWEIGHT_PLACE = [0, 0, 1], "schedlab (6d71a9c61604 \"sched/fair: Fix EEVDF entity placement bug causing scheduling lag\", v6.13)";
+    /// A new task is placed when first enqueued, with ENQUEUE_INITIAL, so
+    /// PLACE_DEADLINE_INITIAL's half slice takes effect. Off (v6.6–v6.11):
+    /// the fork-time placement is overwritten by the first enqueue with a
+    /// full slice.
+    INITIAL_ENQUEUE = [0, 1, 1], "schedlab (c40dd90ac045 \"sched/fair: Initialize the vruntime of a new task when it is first enqueued\", v6.12)";
+    /// Slice protection through se->vprot (v6.17+): protection ends at the
+    /// shortest queued slice, every update_curr() after it lapses asks for a
+    /// resched, and NO_RUN_TO_PARITY still protects a minimum quantum.
+    /// Off: the v6.6–v6.16 "vlag == deadline" protection.
+    VPROT = [0, 0, 1], "schedlab (0b9ca2dcabc3..9cdb4fe20cd2 run-to-parity series, v6.17)";
+    /// sched_yield() forfeits the rest of the request: an eligible yielder's
+    /// vruntime jumps to its deadline. Off: only the deadline moves one slice.
+    YIELD_FORFEIT = [0, 0, 1], "schedlab (79104becf42b \"sched/fair: Forfeit vruntime on yield\", v6.19, in 6.18.y)";
+    /// The avg_vruntime offset is zero_vruntime, re-based to V at every
+    /// enqueue and dequeue, instead of the monotonic min_vruntime (v6.19).
+    ZERO_VRUNTIME = [0, 0, 0], "schedlab (\"sched/eevdf: Fix min_vruntime vs avg_vruntime\", v6.19)";
+}
+
+/// A set of feature flags (a bitmask, like `sysctl_sched_features`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Features(u64);
+
+impl Features {
+    /// The defaults of the preset at `PRESET_NAMES[preset]`.
+    pub fn preset(preset: usize) -> Features {
+        let mut f = Features(0);
+        for &flag in Feature::ALL {
+            f.set(flag, flag.defaults()[preset]);
+        }
+        f
+    }
+
+    #[inline]
+    pub fn has(self, flag: Feature) -> bool {
+        self.0 & (1u64 << flag as u8) != 0
+    }
+
+    pub fn set(&mut self, flag: Feature, on: bool) {
+        if on {
+            self.0 |= 1u64 << flag as u8;
+        } else {
+            self.0 &= !(1u64 << flag as u8);
+        }
+    }
+
+    /// The raw bitmask (stable across builds as long as the list order is).
+    pub fn bits(self) -> u64 {
+        self.0
+    }
+
+    /// Every flag that is on, in list order.
+    pub fn enabled(self) -> impl Iterator<Item = Feature> {
+        Feature::ALL.iter().copied().filter(move |&f| self.has(f))
+    }
+}
+
+impl Feature {
+    /// Looks a flag up by name; accepts the kernel's `NO_` prefix as "off"
+    /// only through [`Feature::parse_setting`].
+    pub fn from_name(name: &str) -> Option<Feature> {
+        Feature::ALL.iter().copied().find(|f| f.name() == name)
+    }
+
+    /// Parses "NAME", "NO_NAME" (as written to /sys/kernel/debug/sched/features)
+    /// into a flag and its value.
+    pub fn parse_setting(s: &str) -> Option<(Feature, bool)> {
+        match s.strip_prefix("NO_") {
+            Some(rest) => Feature::from_name(rest).map(|f| (f, false)),
+            None => Feature::from_name(s).map(|f| (f, true)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fits_in_bitmask_and_names_unique() {
+        assert!(Feature::ALL.len() <= 64);
+        for (i, a) in Feature::ALL.iter().enumerate() {
+            assert_eq!(*a as usize, i);
+            assert_eq!(Feature::from_name(a.name()), Some(*a));
+            assert!(!a.doc().is_empty(), "{} has no doc", a.name());
+        }
+    }
+
+    #[test]
+    fn preset_defaults_follow_features_h() {
+        // features.h of 6.6.9: no DELAY_DEQUEUE / PREEMPT_SHORT yet.
+        let v66 = Features::preset(0);
+        assert!(v66.has(Feature::RUN_TO_PARITY) && v66.has(Feature::PLACE_LAG));
+        assert!(!v66.has(Feature::DELAY_DEQUEUE) && !v66.has(Feature::PREEMPT_SHORT));
+        assert!(!v66.has(Feature::DEADLINE_TREE));
+        // features.h of 6.18.2.
+        let v618 = Features::preset(2);
+        assert!(v618.has(Feature::DELAY_DEQUEUE) && v618.has(Feature::PICK_BUDDY));
+        assert!(!v618.has(Feature::NEXT_BUDDY));
+        assert!(v618.has(Feature::VPROT));
+    }
+
+    #[test]
+    fn no_prefix_parses_as_off() {
+        assert_eq!(Feature::parse_setting("NO_RUN_TO_PARITY"), Some((Feature::RUN_TO_PARITY, false)));
+        assert_eq!(Feature::parse_setting("PLACE_LAG"), Some((Feature::PLACE_LAG, true)));
+        assert_eq!(Feature::parse_setting("BOGUS"), None);
+    }
+}

@@ -1,0 +1,29 @@
+//! schedlab-engine: a deterministic simulation of the Linux fair scheduler
+//! (EEVDF, v6.6 – v6.18) in the kernel's own units and integer arithmetic.
+//!
+//! Data flow: scenario text → [`scenario::parse`] → [`build::build`] (kernel
+//! preset, flags, tunables, tasks) → [`sim::Simulation`] (discrete events,
+//! seeded) → event log ([`trace`]), [`snapshot::Snapshot`]s and
+//! [`results::RunResult`].
+
+pub mod build;
+pub mod cfs_rq;
+pub mod entity;
+pub mod fair;
+pub mod features;
+pub mod hist;
+pub mod kernel;
+pub mod pick;
+pub mod program;
+pub mod rbtree;
+pub mod results;
+pub mod rng;
+pub mod scenario;
+pub mod sched;
+pub mod sim;
+pub mod snapshot;
+pub mod trace;
+pub mod weight;
+
+pub use build::{build, from_text, Config, Overrides};
+pub use sim::{LogMode, Simulation};

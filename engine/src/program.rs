@@ -1,0 +1,163 @@
+//! Task programs, compiled from the scenario's statement tree into a flat
+//! instruction list so that running them never allocates.
+
+use crate::rng::Rng;
+use crate::scenario::{Dur, Stmt, StmtKind};
+
+/// Deepest loop nesting a program may have (the parser enforces it too).
+pub const MAX_DEPTH: usize = 16;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Instr {
+    Run(Dur),
+    RunForever,
+    Sleep(Dur),
+    Yield,
+    Nice(i32),
+    Slice(Option<u64>),
+    Exit,
+    /// Start of a loop body; `end` is the index of the matching `EndLoop`.
+    Loop { count: Option<u64>, end: u32 },
+    EndLoop { start: u32 },
+}
+
+/// A compiled program.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Program {
+    pub code: Vec<Instr>,
+}
+
+/// Statements the engine cannot run yet, with where they were written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported {
+    pub what: &'static str,
+    pub pos: crate::scenario::Pos,
+}
+
+impl Program {
+    pub fn compile(stmts: &[Stmt]) -> Result<Program, Unsupported> {
+        let mut p = Program::default();
+        p.emit(stmts)?;
+        Ok(p)
+    }
+
+    fn emit(&mut self, stmts: &[Stmt]) -> Result<(), Unsupported> {
+        for s in stmts {
+            let instr = match &s.kind {
+                StmtKind::Run(d) => Instr::Run(*d),
+                StmtKind::RunForever => Instr::RunForever,
+                StmtKind::Sleep(d) => Instr::Sleep(*d),
+                StmtKind::Yield => Instr::Yield,
+                StmtKind::Nice(n) => Instr::Nice(*n),
+                StmtKind::Slice(v) => Instr::Slice(*v),
+                StmtKind::Exit => Instr::Exit,
+                StmtKind::Loop { count, body } => {
+                    let start = self.code.len() as u32;
+                    self.code.push(Instr::Loop { count: *count, end: 0 });
+                    self.emit(body)?;
+                    let end = self.code.len() as u32;
+                    self.code.push(Instr::EndLoop { start });
+                    self.code[start as usize] = Instr::Loop { count: *count, end };
+                    continue;
+                }
+                StmtKind::Send { .. } | StmtKind::Recv { .. } => {
+                    return Err(Unsupported { what: "channels (send/recv)", pos: s.pos })
+                }
+                StmtKind::Wake(_) | StmtKind::Wait => return Err(Unsupported { what: "wake/wait", pos: s.pos }),
+            };
+            self.code.push(instr);
+        }
+        Ok(())
+    }
+}
+
+/// Where a task is in its program.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cursor {
+    pub pc: u32,
+    pub depth: u8,
+    /// Iterations left per open loop (u64::MAX: forever).
+    pub left: [u64; MAX_DEPTH],
+    /// `sum_exec_runtime` at which the current `run` ends (u64::MAX: never);
+    /// None when the task is not inside a `run`.
+    pub burst_end: Option<u64>,
+}
+
+/// What a task does next, as far as the scheduler is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Run on the CPU until `sum_exec_runtime` reaches this value.
+    Burst(u64),
+    Sleep(u64),
+    Yield,
+    Nice(i32),
+    Slice(Option<u64>),
+    Exit,
+}
+
+/// Samples a duration.
+pub fn sample(d: Dur, rng: &mut Rng) -> u64 {
+    match d {
+        Dur::Fixed(v) => v,
+        Dur::Exp { mean } => rng.exp(mean),
+        Dur::Uniform { lo, hi } => rng.uniform(lo, hi),
+    }
+}
+
+impl Cursor {
+    /// Advances to the next statement that involves the scheduler and
+    /// returns it. `exec` is the task's CPU time now; `ops` counts completed
+    /// iterations of outermost loops. Returns None when more than `budget`
+    /// instructions ran without an action (a program that never yields time).
+    pub fn next(&mut self, prog: &Program, exec: u64, rng: &mut Rng, ops: &mut u64, budget: u32) -> Option<Action> {
+        for _ in 0..budget {
+            let Some(&instr) = prog.code.get(self.pc as usize) else {
+                return Some(Action::Exit);
+            };
+            self.pc += 1;
+            match instr {
+                Instr::Run(d) => {
+                    let end = exec.saturating_add(sample(d, rng));
+                    self.burst_end = Some(end);
+                    return Some(Action::Burst(end));
+                }
+                Instr::RunForever => {
+                    self.burst_end = Some(u64::MAX);
+                    return Some(Action::Burst(u64::MAX));
+                }
+                Instr::Sleep(d) => return Some(Action::Sleep(sample(d, rng))),
+                Instr::Yield => return Some(Action::Yield),
+                Instr::Nice(n) => return Some(Action::Nice(n)),
+                Instr::Slice(v) => return Some(Action::Slice(v)),
+                Instr::Exit => {
+                    self.pc = prog.code.len() as u32;
+                    return Some(Action::Exit);
+                }
+                Instr::Loop { count, end } => {
+                    let n = count.unwrap_or(u64::MAX);
+                    if n == 0 {
+                        self.pc = end + 1;
+                    } else {
+                        self.left[self.depth as usize] = n;
+                        self.depth += 1;
+                    }
+                }
+                Instr::EndLoop { start } => {
+                    let top = &mut self.left[self.depth as usize - 1];
+                    if self.depth == 1 {
+                        *ops += 1;
+                    }
+                    if *top != u64::MAX {
+                        *top -= 1;
+                    }
+                    if *top > 0 {
+                        self.pc = start + 1;
+                    } else {
+                        self.depth -= 1;
+                    }
+                }
+            }
+        }
+        None
+    }
+}

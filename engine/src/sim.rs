@@ -1,0 +1,440 @@
+//! The discrete-event simulation: a clock, a seeded random source and an
+//! event queue driving the scheduler, and the programs of the tasks.
+//!
+//! Events are ordered by (time, sequence number), so simultaneous events run
+//! in the order they were scheduled and a run is a pure function of the
+//! scenario and the seed. The whole mutable state is one `SimState` value:
+//! a checkpoint is a clone of it, and rewinding is restore-and-replay.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use crate::program::{Action, Cursor, Program};
+use crate::rbtree::NIL;
+use crate::rng::Rng;
+use crate::sched::{PrevState, Sched, TaskState};
+use crate::trace::{Entry, Fnv, Record};
+
+/// A task that runs this many program statements without using time is
+/// stopped (a `loop { yield }` alone on a CPU would otherwise spin forever).
+pub const STATEMENT_BUDGET: u32 = 100_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EvKind {
+    /// A task is created.
+    Start(u32),
+    /// A sleeping task's timer fires.
+    Wake(u32),
+    /// The running task's `run` statement completes (valid while the CPU's
+    /// switch generation is `gen`).
+    BurstEnd { cpu: u32, gen: u32 },
+    /// A scheduler tick on a CPU.
+    Tick(u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Ev {
+    time: u64,
+    seq: u64,
+    kind: EvKind,
+}
+
+impl PartialEq for Ev {
+    fn eq(&self, o: &Self) -> bool {
+        (self.time, self.seq) == (o.time, o.seq)
+    }
+}
+impl Eq for Ev {}
+impl PartialOrd for Ev {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Ev {
+    /// Reversed, so that BinaryHeap (a max-heap) pops the earliest event.
+    fn cmp(&self, o: &Self) -> Ordering {
+        (o.time, o.seq).cmp(&(self.time, self.seq))
+    }
+}
+
+/// Per-CPU simulation bookkeeping (not scheduler state).
+#[derive(Clone, Copy, Debug, Default)]
+struct CpuSim {
+    /// Bumped at every context switch; invalidates pending BurstEnd events.
+    gen: u32,
+    tick_armed: bool,
+}
+
+/// Everything that changes while the simulation runs.
+#[derive(Clone, Debug)]
+pub struct SimState {
+    pub sched: Sched,
+    queue: BinaryHeap<Ev>,
+    seq: u64,
+    rng: Rng,
+    cursors: Vec<Cursor>,
+    cpus: Vec<CpuSim>,
+    /// Discrete events processed so far.
+    pub events: u64,
+    pub done: bool,
+}
+
+/// How much of the event log to keep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogMode {
+    /// Keep every record (the UI, `--log`).
+    Full,
+    /// Only fold records into the hash (CLI runs, benchmarks without log).
+    HashOnly,
+}
+
+/// The event log of a run.
+#[derive(Clone, Debug)]
+pub struct Log {
+    pub entries: Vec<Entry>,
+    /// Entities visited by picks; `Record::Pick` indexes into it.
+    pub paths: Vec<u32>,
+    pub hash: Fnv,
+    pub mode: LogMode,
+    pub records: u64,
+}
+
+/// A saved position: restore it to rewind.
+#[derive(Clone, Debug)]
+pub struct Checkpoint {
+    state: SimState,
+    entries: usize,
+    paths: usize,
+    hash: Fnv,
+    records: u64,
+}
+
+impl Checkpoint {
+    pub fn events(&self) -> u64 {
+        self.state.events
+    }
+    pub fn time(&self) -> u64 {
+        self.state.sched.now
+    }
+}
+
+/// What does not change during a run: names, programs, when tasks start.
+#[derive(Clone, Debug)]
+pub struct Static {
+    pub task_names: Vec<String>,
+    pub programs: Vec<Program>,
+    /// Program index and start time per task.
+    pub task_prog: Vec<u32>,
+    pub task_start: Vec<u64>,
+    pub duration: u64,
+    pub seed: u64,
+}
+
+pub struct Simulation {
+    pub state: SimState,
+    pub info: Static,
+    pub log: Log,
+    /// Set when the run had to stop a task (livelock).
+    pub warnings: Vec<String>,
+}
+
+/// How a task left `advance()`.
+enum Outcome {
+    /// It is running a burst (a BurstEnd is armed, or it runs forever).
+    Running,
+    /// It leaves the CPU through schedule().
+    Leave(PrevState),
+    /// It did something instantaneous; keep going.
+    Again,
+}
+
+impl Simulation {
+    /// A simulation over a prepared scheduler (see `build.rs` for building
+    /// one from a scenario).
+    pub fn new(sched: Sched, info: Static, mode: LogMode) -> Simulation {
+        let ntasks = sched.tasks.len();
+        let ncpus = sched.rqs.len();
+        let mut state = SimState {
+            sched,
+            queue: BinaryHeap::with_capacity(ntasks * 2 + ncpus * 2 + 16),
+            seq: 0,
+            rng: Rng::new(info.seed),
+            cursors: vec![Cursor::default(); ntasks],
+            cpus: vec![CpuSim::default(); ncpus],
+            events: 0,
+            done: false,
+        };
+        state.sched.tracing = true;
+        for (t, &start) in info.task_start.iter().enumerate() {
+            state.push(start, EvKind::Start(t as u32));
+        }
+        let log = Log { entries: Vec::new(), paths: Vec::new(), hash: Fnv::default(), mode, records: 0 };
+        Simulation { state, info, log, warnings: Vec::new() }
+    }
+
+    pub fn now(&self) -> u64 {
+        self.state.sched.now
+    }
+
+    pub fn sched(&self) -> &Sched {
+        &self.state.sched
+    }
+
+    /// Processes one event. Returns false when the run is over (no events
+    /// left before the end of the simulated duration).
+    pub fn step(&mut self) -> bool {
+        if self.state.done {
+            return false;
+        }
+        loop {
+            let Some(ev) = self.state.queue.pop() else {
+                return self.finish();
+            };
+            if ev.time > self.info.duration {
+                self.state.queue.push(ev);
+                return self.finish();
+            }
+            if !self.state.live(ev.kind) {
+                continue;
+            }
+            self.state.sched.set_now(ev.time);
+            self.state.events += 1;
+            self.handle(ev.kind);
+            self.flush();
+            return true;
+        }
+    }
+
+    /// Runs to the end of the simulated duration.
+    pub fn run(&mut self) {
+        while self.step() {}
+    }
+
+    /// Runs until simulated time reaches `t` (events at `t` included).
+    pub fn run_until(&mut self, t: u64) {
+        while self.state.next_time().is_some_and(|nt| nt <= t) && self.step() {}
+    }
+
+    fn finish(&mut self) -> bool {
+        if !self.state.done {
+            self.state.done = true;
+            let end = self.info.duration.max(self.state.sched.now);
+            self.state.sched.set_now(end);
+            self.state.sched.finish_accounting();
+            self.state.sched.records.clear();
+        }
+        false
+    }
+
+    /// Saves the current position.
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            state: self.state.clone(),
+            entries: self.log.entries.len(),
+            paths: self.log.paths.len(),
+            hash: self.log.hash,
+            records: self.log.records,
+        }
+    }
+
+    /// Returns to a saved position (the log is truncated to match).
+    pub fn restore(&mut self, cp: &Checkpoint) {
+        self.state = cp.state.clone();
+        self.log.entries.truncate(cp.entries);
+        self.log.paths.truncate(cp.paths);
+        self.log.hash = cp.hash;
+        self.log.records = cp.records;
+    }
+
+    fn handle(&mut self, kind: EvKind) {
+        match kind {
+            EvKind::Start(t) => {
+                let cpu = self.state.sched.tasks[t as usize].cpu;
+                self.state.sched.wake_up_new_task(t);
+                self.run_cpu(cpu, false);
+            }
+            EvKind::Wake(t) => {
+                let cpu = self.state.sched.tasks[t as usize].cpu;
+                self.state.sched.try_to_wake_up(t, 0);
+                self.run_cpu(cpu, false);
+            }
+            EvKind::BurstEnd { cpu, .. } => self.run_cpu(cpu, true),
+            EvKind::Tick(cpu) => {
+                self.state.cpus[cpu as usize].tick_armed = false;
+                self.state.sched.sched_tick(cpu);
+                self.arm_tick(cpu);
+                self.run_cpu(cpu, false);
+            }
+        }
+    }
+
+    /// Moves this event's records into the log and the hash.
+    fn flush(&mut self) {
+        let s = &mut self.state.sched;
+        let base = self.log.paths.len() as u32;
+        for mut r in s.records.drain(..) {
+            r.hash_into(&mut self.log.hash);
+            self.log.records += 1;
+            if self.log.mode == LogMode::Full {
+                if let Record::Pick { ref mut path_start, .. } = r {
+                    *path_start += base;
+                }
+                self.log.entries.push(Entry { time: s.now, event: self.state.events, record: r });
+            }
+        }
+        if self.log.mode == LogMode::Full {
+            self.log.paths.extend_from_slice(&s.paths);
+        }
+        s.paths.clear();
+    }
+
+    /// Arms the next periodic tick of a busy CPU on the jiffy grid.
+    fn arm_tick(&mut self, cpu: u32) {
+        let st = &mut self.state;
+        if st.cpus[cpu as usize].tick_armed || st.sched.rqs[cpu as usize].curr == NIL {
+            return;
+        }
+        let tick = st.sched.tun.tick_nsec;
+        let next = (st.sched.now / tick + 1) * tick;
+        st.cpus[cpu as usize].tick_armed = true;
+        st.push(next, EvKind::Tick(cpu));
+    }
+
+    /// Runs a CPU until nothing is pending: honour reschedule requests and
+    /// move the running task through its program (`resume` says the running
+    /// task should look at its program now).
+    fn run_cpu(&mut self, cpu: u32, mut resume: bool) {
+        for _ in 0..(4 * STATEMENT_BUDGET) {
+            let rq = &self.state.sched.rqs[cpu as usize];
+            if rq.resched {
+                self.schedule(cpu, PrevState::Running, &mut resume);
+                continue;
+            }
+            let curr = rq.curr;
+            if !resume || curr == NIL {
+                return;
+            }
+            resume = false;
+            match self.advance(cpu, curr) {
+                Outcome::Running => {}
+                Outcome::Again => resume = true,
+                Outcome::Leave(prev_state) => {
+                    resume = true;
+                    self.schedule(cpu, prev_state, &mut resume);
+                }
+            }
+        }
+        self.warnings.push(format!("cpu {cpu}: scheduling did not settle at {} ns", self.now()));
+    }
+
+    /// `schedule()` and what a context switch means for the programs.
+    fn schedule(&mut self, cpu: u32, prev_state: PrevState, resume: &mut bool) {
+        let (next, switched) = self.state.sched.schedule(cpu, prev_state);
+        if switched {
+            self.state.cpus[cpu as usize].gen = self.state.cpus[cpu as usize].gen.wrapping_add(1);
+            self.arm_tick(cpu);
+            *resume = next != NIL;
+        }
+    }
+
+    /// CPU time of a running task up to now.
+    fn exec_now(&self, task: u32) -> u64 {
+        let s = &self.state.sched;
+        let e = &s.ents[s.tasks[task as usize].se as usize];
+        e.sum_exec_runtime + s.now.saturating_sub(e.exec_start)
+    }
+
+    /// Moves the running task through its program until it needs the
+    /// scheduler.
+    fn advance(&mut self, cpu: u32, task: u32) -> Outcome {
+        let exec = self.exec_now(task);
+        let t = task as usize;
+        if let Some(end) = self.state.cursors[t].burst_end {
+            if exec < end {
+                self.arm_burst_end(cpu, end - exec);
+                return Outcome::Running;
+            }
+            self.state.cursors[t].burst_end = None;
+        }
+        let prog = &self.info.programs[self.info.task_prog[t] as usize];
+        let st = &mut self.state;
+        let mut ops = st.sched.tasks[t].stats.ops;
+        let action = st.cursors[t].next(prog, exec, &mut st.rng, &mut ops, STATEMENT_BUDGET);
+        st.sched.tasks[t].stats.ops = ops;
+        match action {
+            None => {
+                st.sched.trace(Record::Livelock { task });
+                self.warnings.push(format!(
+                    "task {} ran {STATEMENT_BUDGET} statements without using time at {} ns; it was stopped",
+                    self.info.task_names[t], st.sched.now
+                ));
+                Outcome::Leave(PrevState::Exiting)
+            }
+            Some(Action::Burst(end)) => {
+                if end <= exec {
+                    st.cursors[t].burst_end = None;
+                    return Outcome::Again;
+                }
+                if end != u64::MAX {
+                    self.arm_burst_end(cpu, end - exec);
+                }
+                Outcome::Running
+            }
+            Some(Action::Sleep(d)) => {
+                let at = st.sched.now.saturating_add(d);
+                st.push(at, EvKind::Wake(task));
+                Outcome::Leave(PrevState::Blocking)
+            }
+            Some(Action::Yield) => {
+                st.sched.sched_yield(cpu);
+                Outcome::Leave(PrevState::Running)
+            }
+            Some(Action::Nice(n)) => {
+                st.sched.set_user_nice(task, n);
+                Outcome::Again
+            }
+            Some(Action::Slice(v)) => {
+                st.sched.set_slice(task, v);
+                Outcome::Again
+            }
+            Some(Action::Exit) => Outcome::Leave(PrevState::Exiting),
+        }
+    }
+
+    fn arm_burst_end(&mut self, cpu: u32, after: u64) {
+        let gen = self.state.cpus[cpu as usize].gen;
+        let at = self.state.sched.now.saturating_add(after);
+        self.state.push(at, EvKind::BurstEnd { cpu, gen });
+    }
+
+    /// Task states, for tests and views.
+    pub fn task_state(&self, task: u32) -> TaskState {
+        self.state.sched.tasks[task as usize].state
+    }
+}
+
+impl SimState {
+    fn push(&mut self, time: u64, kind: EvKind) {
+        self.seq += 1;
+        self.queue.push(Ev { time, seq: self.seq, kind });
+    }
+
+    /// Stale events are dropped unseen: a burst end from before a context
+    /// switch, and a tick on a CPU that went idle (NOHZ stops the tick of an
+    /// idle CPU; it restarts on the jiffy grid when a task arrives).
+    fn live(&mut self, kind: EvKind) -> bool {
+        match kind {
+            EvKind::BurstEnd { cpu, gen } => self.cpus[cpu as usize].gen == gen,
+            EvKind::Tick(cpu) if self.sched.rqs[cpu as usize].curr == NIL => {
+                self.cpus[cpu as usize].tick_armed = false;
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// Time of the next live event, if any.
+    pub fn next_time(&self) -> Option<u64> {
+        self.queue.peek().map(|e| e.time)
+    }
+}

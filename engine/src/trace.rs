@@ -1,0 +1,183 @@
+//! The event log: every scheduling decision with its cause.
+//!
+//! Records are small plain values (no heap data); variable-length data (the
+//! nodes a pick walked) lives in a side buffer. The log is hashed as it is
+//! written (FNV-1a over a fixed little-endian encoding of every field), so two
+//! runs — on the host and in wasm — can be compared by one number.
+
+use serde::Serialize;
+
+/// Why a CPU was asked to reschedule (`resched_curr()`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Cause {
+    /// update_curr(): the running entity used up its request and got a new
+    /// deadline (`update_deadline()` returned true).
+    SliceExpired,
+    /// update_curr() (v6.17+): slice protection (vprot) has lapsed.
+    ProtectLapsed,
+    /// update_curr() (v6.12–v6.16): a shorter-slice wakeup cancelled the
+    /// protection and the running entity is no longer eligible
+    /// (`did_preempt_short()`).
+    ShortPreempted,
+    /// A wakeup (or fork) made the woken task the EEVDF pick.
+    WakeupPreempt { wakee: u32 },
+    /// A non-idle task woke while a SCHED_IDLE entity ran.
+    IdlePreempted { wakee: u32 },
+    /// A task woke on an idle CPU.
+    IdleCpu { wakee: u32 },
+    /// The running task's priority dropped (nice raised): prio_changed_fair().
+    PrioChanged,
+}
+
+/// Why check_preempt_wakeup_fair() decided what it did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Preempt,
+    /// WAKEUP_PREEMPTION is off.
+    Disabled,
+    /// SCHED_BATCH / SCHED_IDLE wakees never preempt.
+    WakeePolicy,
+    /// An idle wakee does not preempt a non-idle entity.
+    WakeeIdle,
+    /// The pick (with protection) was not the wakee.
+    NotPicked,
+    /// A reschedule was already pending.
+    AlreadyPending,
+}
+
+/// Why pick_eevdf() (or pick_next_entity()) returned what it returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PickReason {
+    /// Only one entity queued (v6.8+ skips the eligibility checks).
+    Single,
+    /// The running entity is eligible and still protected (RUN_TO_PARITY /
+    /// vprot).
+    Protected,
+    /// v6.8+ fast path: the leftmost (earliest deadline) entity is eligible.
+    Leftmost,
+    /// Heap search through the augmented tree.
+    HeapSearch,
+    /// The running entity beat the tree's candidate.
+    Curr,
+    /// The next buddy was eligible (PICK_BUDDY / NEXT_BUDDY).
+    Buddy,
+    /// v6.6: the search failed and fell back to the leftmost (pr_err path).
+    Fallback,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Record {
+    /// A task was created (wake_up_new_task()).
+    Fork { task: u32, cpu: u32 },
+    /// A sleeping task woke (try_to_wake_up()); `delayed`: it was still
+    /// queued (DELAY_DEQUEUE) and was requeued in place.
+    Wakeup { task: u32, cpu: u32, delayed: bool },
+    /// A task went to sleep; `delayed`: it stays queued because its lag was
+    /// negative (DELAY_DEQUEUE).
+    Block { task: u32, cpu: u32, delayed: bool },
+    /// A delayed entity was picked and completed its dequeue.
+    DelayedDequeue { task: u32, cpu: u32 },
+    /// The wakeup-preemption check and its outcome.
+    WakeupCheck { cpu: u32, curr: u32, wakee: u32, verdict: Verdict },
+    /// A reschedule was requested.
+    Resched { cpu: u32, curr: u32, cause: Cause },
+    /// A pick on a CPU's root queue: `task` NIL means idle. `path_start` and
+    /// `path_len` index the side buffer of entities the search visited.
+    Pick { cpu: u32, task: u32, reason: PickReason, path_start: u32, path_len: u16, v: u64, vruntime: u64, deadline: u64 },
+    /// A context switch (`prev != next`); `voluntary` when prev blocked.
+    Switch { cpu: u32, prev: u32, next: u32, voluntary: bool },
+    /// sched_yield().
+    Yield { task: u32, cpu: u32 },
+    /// set_user_nice().
+    Nice { task: u32, nice: i32 },
+    /// sched_setattr() slice change (0 = back to the base slice). `applied`
+    /// is false on kernels without custom slices.
+    Slice { task: u32, slice: u64, applied: bool },
+    /// The task exited.
+    Exit { task: u32, cpu: u32 },
+    /// A scheduler tick on a busy CPU.
+    Tick { cpu: u32 },
+    /// The task ran 100 000 statements without time passing; it was stopped.
+    Livelock { task: u32 },
+}
+
+/// One log line: when, which discrete event produced it, and what.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Entry {
+    pub time: u64,
+    pub event: u64,
+    pub record: Record,
+}
+
+/// FNV-1a, 64 bit: tiny, portable, and the same on every target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fnv(pub u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    #[inline]
+    pub fn u64(&mut self, v: u64) {
+        for b in v.to_le_bytes() {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+impl Record {
+    /// Feeds a canonical encoding of the record into the hash.
+    pub fn hash_into(&self, h: &mut Fnv) {
+        use Record::*;
+        match *self {
+            Fork { task, cpu } => [1, task as u64, cpu as u64].iter().for_each(|&v| h.u64(v)),
+            Wakeup { task, cpu, delayed } => [2, task as u64, cpu as u64, delayed as u64].iter().for_each(|&v| h.u64(v)),
+            Block { task, cpu, delayed } => [3, task as u64, cpu as u64, delayed as u64].iter().for_each(|&v| h.u64(v)),
+            DelayedDequeue { task, cpu } => [4, task as u64, cpu as u64].iter().for_each(|&v| h.u64(v)),
+            WakeupCheck { cpu, curr, wakee, verdict } => {
+                [5, cpu as u64, curr as u64, wakee as u64, verdict as u64].iter().for_each(|&v| h.u64(v))
+            }
+            Resched { cpu, curr, cause } => {
+                let (c, arg) = match cause {
+                    Cause::SliceExpired => (0, 0),
+                    Cause::ProtectLapsed => (1, 0),
+                    Cause::ShortPreempted => (2, 0),
+                    Cause::WakeupPreempt { wakee } => (3, wakee),
+                    Cause::IdlePreempted { wakee } => (4, wakee),
+                    Cause::IdleCpu { wakee } => (5, wakee),
+                    Cause::PrioChanged => (6, 0),
+                };
+                [6, cpu as u64, curr as u64, c, arg as u64].iter().for_each(|&v| h.u64(v))
+            }
+            Pick { cpu, task, reason, path_len, v, vruntime, deadline, .. } => [
+                7,
+                cpu as u64,
+                task as u64,
+                reason as u64,
+                path_len as u64,
+                v,
+                vruntime,
+                deadline,
+            ]
+            .iter()
+            .for_each(|&x| h.u64(x)),
+            Switch { cpu, prev, next, voluntary } => {
+                [8, cpu as u64, prev as u64, next as u64, voluntary as u64].iter().for_each(|&v| h.u64(v))
+            }
+            Yield { task, cpu } => [9, task as u64, cpu as u64].iter().for_each(|&v| h.u64(v)),
+            Nice { task, nice } => [10, task as u64, nice as i64 as u64].iter().for_each(|&v| h.u64(v)),
+            Slice { task, slice, applied } => [11, task as u64, slice, applied as u64].iter().for_each(|&v| h.u64(v)),
+            Exit { task, cpu } => [12, task as u64, cpu as u64].iter().for_each(|&v| h.u64(v)),
+            Tick { cpu } => [13, cpu as u64].iter().for_each(|&v| h.u64(v)),
+            Livelock { task } => [14, task as u64].iter().for_each(|&v| h.u64(v)),
+        }
+    }
+}
