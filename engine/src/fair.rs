@@ -219,7 +219,7 @@ impl Sched {
     }
 
     /// Mirrors `account_entity_enqueue()` (fair.c).
-    fn account_entity_enqueue(&mut self, q: u32, se: u32) {
+    pub(crate) fn account_entity_enqueue(&mut self, q: u32, se: u32) {
         let w = self.ents[se as usize].load.weight;
         let cfs = &mut self.cfs_rqs[q as usize];
         cfs.load = LoadWeight::with_weight(cfs.load.weight + w);

@@ -27,3 +27,6 @@ pub mod weight;
 
 pub use build::{build, from_text, Config, Overrides};
 pub use sim::{LogMode, Simulation};
+
+#[cfg(test)]
+mod tests;

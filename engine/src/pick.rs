@@ -92,15 +92,16 @@ impl Sched {
     }
 
     /// Mirrors `__pick_eevdf()` (fair.c): v6.18 with `protect`; v6.8–v6.16
-    /// `pick_eevdf()` (protection is RUN_TO_PARITY's, always applied); v6.6
-    /// with the vruntime-sorted tree.
+    /// `pick_eevdf()` (protection is RUN_TO_PARITY's; the kernel always
+    /// applies it, schedlab passes `protect = true` there too and uses false
+    /// only to check invariants); v6.6 with the vruntime-sorted tree.
     pub(crate) fn __pick_eevdf(&mut self, q: u32, protect: bool) -> u32 {
         self.stats.picks += 1;
         self.pick_trace.reset(PickReason::HeapSearch);
         let se = if self.feat.has(DEADLINE_TREE) {
             self.pick_eevdf_by_deadline(q, protect)
         } else {
-            self.pick_eevdf_by_vruntime(q)
+            self.pick_eevdf_by_vruntime(q, protect)
         };
         self.stats.nodes_visited += self.pick_trace.len as u64;
         match self.pick_trace.reason {
@@ -166,10 +167,10 @@ impl Sched {
     }
 
     /// v6.6: tree sorted by vruntime, augmented with min deadline.
-    fn pick_eevdf_by_vruntime(&mut self, q: u32) -> u32 {
+    fn pick_eevdf_by_vruntime(&mut self, q: u32, protect: bool) -> u32 {
         let curr = self.eligible_curr(q);
         let mut best = curr;
-        if curr != NIL && self.curr_protected(curr) {
+        if curr != NIL && protect && self.curr_protected(curr) {
             self.pick_trace.reason = PickReason::Protected;
             return curr;
         }

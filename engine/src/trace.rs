@@ -157,18 +157,11 @@ impl Record {
                 };
                 [6, cpu as u64, curr as u64, c, arg as u64].iter().for_each(|&v| h.u64(v))
             }
-            Pick { cpu, task, reason, path_len, v, vruntime, deadline, .. } => [
-                7,
-                cpu as u64,
-                task as u64,
-                reason as u64,
-                path_len as u64,
-                v,
-                vruntime,
-                deadline,
-            ]
-            .iter()
-            .for_each(|&x| h.u64(x)),
+            // What was picked, not how: the reason and the path are cost
+            // (the v6.8 fast path must not change the hash).
+            Pick { cpu, task, v, vruntime, deadline, .. } => {
+                [7, cpu as u64, task as u64, v, vruntime, deadline].iter().for_each(|&x| h.u64(x))
+            }
             Switch { cpu, prev, next, voluntary } => {
                 [8, cpu as u64, prev as u64, next as u64, voluntary as u64].iter().for_each(|&v| h.u64(v))
             }

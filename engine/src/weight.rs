@@ -120,10 +120,8 @@ impl LoadWeight {
         let w = scale_load_down(self.weight);
         if w >= WMULT_CONST {
             1
-        } else if w == 0 {
-            WMULT_CONST
         } else {
-            WMULT_CONST / w
+            WMULT_CONST.checked_div(w).unwrap_or(WMULT_CONST)
         }
     }
 }

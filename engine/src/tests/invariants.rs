@@ -1,0 +1,327 @@
+//! Scheduler invariants checked after every event of many random scenarios:
+//! lag conservation, no runnable task lost, CPU time conserved, eligibility
+//! consistent with V, and pick_eevdf() always finding the earliest eligible
+//! deadline on a non-empty queue. Also: the v6.8 fast path changes cost, not
+//! outcome; checkpoints rewind exactly.
+
+use crate::build::{from_text, Overrides};
+use crate::features::{Feature, PRESET_NAMES};
+use crate::rbtree::NIL;
+use crate::rng::Rng;
+use crate::sched::{Sched, TaskState};
+use crate::sim::{LogMode, Simulation};
+use crate::trace::Record;
+use crate::weight::{before, sdiff};
+
+fn pick<'a, T>(r: &mut Rng, xs: &'a [T]) -> &'a T {
+    &xs[r.uniform(0, xs.len() as u64 - 1) as usize]
+}
+
+fn dur(r: &mut Rng) -> String {
+    let base = *pick(r, &[50u64, 200, 700, 1500, 3000, 9000]);
+    match r.uniform(0, 3) {
+        0 => format!("exp({base}us)"),
+        1 => format!("uniform({base}us, {}us)", base * 3),
+        _ => format!("{base}us"),
+    }
+}
+
+fn program(r: &mut Rng) -> String {
+    let mut body = vec![format!("run {}", dur(r))];
+    if r.uniform(0, 3) > 0 {
+        body.push(format!("sleep {}", dur(r)));
+    }
+    if r.uniform(0, 6) == 0 {
+        body.push("yield".into());
+    }
+    if r.uniform(0, 8) == 0 {
+        body.push(format!("nice {}", r.uniform(0, 39) as i64 - 20));
+    }
+    if r.uniform(0, 8) == 0 {
+        body.push(match r.uniform(0, 2) {
+            0 => "slice default".into(),
+            _ => format!("slice {}us", *pick(r, &[100u64, 300, 1000, 5000])),
+        });
+    }
+    let body = body.join("; ");
+    match r.uniform(0, 5) {
+        0 => "run".into(),
+        1 => format!("loop {} {{ {body} }}; sleep 1ms; run 2ms", r.uniform(1, 20)),
+        _ => format!("loop {{ {body} }}"),
+    }
+}
+
+/// A random single-CPU scenario in the scenario language.
+pub(crate) fn random_scenario(r: &mut Rng) -> String {
+    let kernel = pick(r, &PRESET_NAMES);
+    let hz = pick(r, &[100u32, 250, 300, 1000]);
+    let mut feats = Vec::new();
+    for f in [Feature::RUN_TO_PARITY, Feature::PLACE_LAG, Feature::DELAY_DEQUEUE, Feature::PREEMPT_SHORT, Feature::NEXT_BUDDY,
+        Feature::DEADLINE_TREE, Feature::PICK_FASTPATH, Feature::WAKEUP_PREEMPTION, Feature::YIELD_FORFEIT, Feature::ZERO_VRUNTIME,
+        Feature::PLACE_REL_DEADLINE, Feature::VPROT, Feature::DELAY_ZERO]
+    {
+        if r.uniform(0, 5) == 0 {
+            feats.push(format!("{} = {}", f.name(), r.uniform(0, 1) == 1));
+        }
+    }
+    let mut s = format!(
+        "[sim]\nduration = \"{}ms\"\nseed = {}\nkernel = \"{kernel}\"\nhz = {hz}\nfeatures = {{ {} }}\n",
+        r.uniform(20, 200),
+        r.next_u64() >> 1,
+        feats.join(", ")
+    );
+    for i in 0..r.uniform(1, 7) {
+        s += &format!("[[task]]\nname = \"t{i}\"\ncount = {}\nnice = {}\n", r.uniform(1, 3), *pick(r, &[0i64, 0, 0, -5, 5, 19, -20]));
+        s += &format!("policy = \"{}\"\n", pick(r, &["normal", "normal", "normal", "batch", "idle"]));
+        if r.uniform(0, 3) == 0 {
+            s += &format!("slice = \"{}us\"\n", pick(r, &[100u64, 500, 3000, 20000]));
+        }
+        if r.uniform(0, 3) == 0 {
+            s += &format!("start = \"{}us\"\n", r.uniform(0, 20_000));
+        }
+        s += &format!("program = \"{}\"\n", program(r));
+    }
+    s
+}
+
+/// Checks every invariant of one CPU's scheduler state.
+pub(crate) fn check(sim: &Simulation) -> Result<(), String> {
+    let s: &Sched = &sim.state.sched;
+    for (cpu, rq) in s.rqs.iter().enumerate() {
+        let q = rq.cfs;
+        let cfs = &s.cfs_rqs[q as usize];
+        cfs.tree.check(&s.nodes)?;
+        // The tree's copies of the keys match the entities.
+        let dl_tree = s.feat.has(Feature::DEADLINE_TREE);
+        let mut queued: Vec<u32> = cfs.tree.iter(&s.nodes).collect();
+        for &se in &queued {
+            let (e, n) = (&s.ents[se as usize], &s.nodes[se as usize]);
+            let (k, v) = if dl_tree { (e.deadline, e.vruntime) } else { (e.vruntime, e.deadline) };
+            if (n.key, n.val) != (k, v) || !e.on_rq {
+                return Err(format!("cpu {cpu}: stale tree node for entity {se}"));
+            }
+        }
+        if cfs.curr != NIL && s.ents[cfs.curr as usize].on_rq {
+            queued.push(cfs.curr);
+        }
+        if queued.len() as u32 != cfs.nr_queued {
+            return Err(format!("cpu {cpu}: nr_queued {} but {} entities queued", cfs.nr_queued, queued.len()));
+        }
+        // The sums behind V are the sums of what is queued.
+        let (mut avg, mut load, mut w_total) = (0i64, 0i64, 0u64);
+        for &se in &queued {
+            let e = &s.ents[se as usize];
+            if se != cfs.curr {
+                avg += sdiff(e.vruntime, cfs.min_vruntime) * e.weight() as i64;
+                load += e.weight() as i64;
+            }
+            w_total += e.load.weight;
+        }
+        if (avg, load) != (cfs.avg_vruntime, cfs.avg_load) {
+            return Err(format!("cpu {cpu}: avg sums ({}, {}) != recomputed ({avg}, {load})", cfs.avg_vruntime, cfs.avg_load));
+        }
+        if w_total != cfs.load.weight {
+            return Err(format!("cpu {cpu}: load {} != Σ weights {w_total}", cfs.load.weight));
+        }
+        // Lag is conserved: Σ w_i (V − v_i) = 0 for the exact V; V is rounded
+        // down, so the sum lies in (−Σw, 0].
+        let v = s.avg_vruntime(q);
+        let wsum: i128 = queued.iter().map(|&se| s.ents[se as usize].weight() as i128).sum();
+        let lagsum: i128 = queued.iter().map(|&se| sdiff(v, s.ents[se as usize].vruntime) as i128 * s.ents[se as usize].weight() as i128).sum();
+        if !queued.is_empty() && !(lagsum > -wsum && lagsum <= 0) {
+            return Err(format!("cpu {cpu}: Σ w·lag = {lagsum} outside (−{wsum}, 0]"));
+        }
+        // Eligible ⟺ v ≤ V.
+        for &se in &queued {
+            let e = &s.ents[se as usize];
+            if s.entity_eligible(q, se) != !before(v, e.vruntime) {
+                return Err(format!("cpu {cpu}: entity {se} eligibility disagrees with V"));
+            }
+        }
+        // pick_eevdf() (unprotected) finds an eligible entity with the
+        // earliest deadline among the eligible ones.
+        if !queued.is_empty() {
+            let mut c = s.clone();
+            let p = c.__pick_eevdf(q, false);
+            if p == NIL {
+                return Err(format!("cpu {cpu}: pick_eevdf found nothing among {} entities", queued.len()));
+            }
+            let best = queued.iter().filter(|&&se| s.entity_eligible(q, se)).map(|&se| s.ents[se as usize].deadline).reduce(|a, b| if before(b, a) { b } else { a });
+            if !s.entity_eligible(q, p) || Some(s.ents[p as usize].deadline) != best {
+                return Err(format!("cpu {cpu}: pick_eevdf chose {p}, not the earliest eligible deadline"));
+            }
+        }
+        // No runnable task lost.
+        let on_rq: Vec<usize> = (0..s.tasks.len()).filter(|&t| s.tasks[t].on_rq && s.tasks[t].cpu as usize == cpu).collect();
+        if on_rq.len() as u32 != rq.nr_running || cfs.h_nr_queued != rq.nr_running {
+            return Err(format!("cpu {cpu}: nr_running {} h_nr_queued {} but {} tasks queued", rq.nr_running, cfs.h_nr_queued, on_rq.len()));
+        }
+        let runnable = on_rq.iter().filter(|&&t| !s.ents[s.tasks[t].se as usize].sched_delayed).count() as u32;
+        if runnable != cfs.h_nr_runnable {
+            return Err(format!("cpu {cpu}: h_nr_runnable {} but {runnable} runnable", cfs.h_nr_runnable));
+        }
+        if rq.curr != NIL {
+            let t = &s.tasks[rq.curr as usize];
+            if t.state != TaskState::Running || cfs.curr != t.se || !t.on_rq {
+                return Err(format!("cpu {cpu}: running task {} is not curr", rq.curr));
+            }
+        } else if runnable > 0 {
+            return Err(format!("cpu {cpu}: idle with {runnable} runnable tasks"));
+        }
+        // CPU time is conserved: busy time is the tasks' CPU time.
+        let open = s.now - rq.since;
+        let busy = rq.busy_ns + if rq.curr != NIL { open } else { 0 };
+        let idle = rq.idle_ns + if rq.curr == NIL { open } else { 0 };
+        let task_time: u64 = (0..s.tasks.len() as u32).filter(|&t| s.tasks[t as usize].cpu as usize == cpu).map(|t| sim.task_cpu_time(t)).sum();
+        if busy + idle != s.now || busy != task_time {
+            return Err(format!("cpu {cpu}: busy {busy} + idle {idle} vs now {}, tasks ran {task_time}", s.now));
+        }
+    }
+    for (i, t) in s.tasks.iter().enumerate() {
+        let e = &s.ents[t.se as usize];
+        let ok = match t.state {
+            TaskState::New | TaskState::Exited => !t.on_rq && !e.on_rq,
+            TaskState::Runnable => t.on_rq && e.on_rq && !e.sched_delayed,
+            TaskState::Running => t.on_rq && e.on_rq,
+            TaskState::Sleeping => t.on_rq == e.sched_delayed,
+        };
+        if !ok || t.on_rq != e.on_rq {
+            return Err(format!("task {i}: state {:?} with on_rq {} / entity on_rq {} delayed {}", t.state, t.on_rq, e.on_rq, e.sched_delayed));
+        }
+    }
+    Ok(())
+}
+
+fn coverage_kind(r: &Record) -> &'static str {
+    use crate::trace::{Cause, Verdict};
+    match r {
+        Record::Fork { .. } => "fork",
+        Record::Wakeup { delayed: false, .. } => "wakeup",
+        Record::Wakeup { delayed: true, .. } => "wakeup-delayed",
+        Record::Block { delayed: false, .. } => "block",
+        Record::Block { delayed: true, .. } => "block-delayed",
+        Record::DelayedDequeue { .. } => "delayed-dequeue",
+        Record::Resched { cause: Cause::WakeupPreempt { .. }, .. } => "preempt-wakeup",
+        Record::Resched { cause: Cause::SliceExpired, .. } => "preempt-slice",
+        Record::Resched { cause: Cause::IdleCpu { .. }, .. } => "preempt-idle-cpu",
+        Record::Resched { .. } => "preempt-other",
+        Record::WakeupCheck { verdict: Verdict::WakeePolicy, .. } => "verdict-policy",
+        Record::WakeupCheck { verdict: Verdict::NotPicked, .. } => "verdict-not-picked",
+        Record::WakeupCheck { .. } => "verdict-other",
+        Record::Pick { .. } => "pick",
+        Record::Switch { .. } => "switch",
+        Record::Yield { .. } => "yield",
+        Record::Nice { .. } => "nice",
+        Record::Slice { .. } => "slice",
+        Record::Exit { .. } => "exit",
+        Record::Tick { .. } => "tick",
+        Record::Livelock { .. } => "livelock",
+    }
+}
+
+fn cases() -> u64 {
+    std::env::var("SCHEDLAB_INVARIANT_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2000)
+}
+
+#[test]
+fn invariants_hold_at_every_event() {
+    let mut r = Rng::new(0x5eed);
+    let mut events = 0u64;
+    let mut seen = std::collections::BTreeSet::new();
+    for case in 0..cases() {
+        let text = random_scenario(&mut r);
+        let (mut sim, _) = from_text(&text, &Overrides::default(), LogMode::Full).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        while sim.step() {
+            events += 1;
+            if let Err(e) = check(&sim) {
+                panic!("case {case}, event {} at {} ns: {e}\n{text}", sim.state.events, sim.now());
+            }
+        }
+        check(&sim).unwrap_or_else(|e| panic!("case {case} at the end: {e}\n{text}"));
+        for e in &sim.log.entries {
+            seen.insert(coverage_kind(&e.record));
+        }
+    }
+    assert!(events > 10_000, "too few events checked: {events}");
+    // The random scenarios must reach every kind of decision, or the
+    // invariants were never tested against it.
+    for kind in ["fork", "wakeup", "wakeup-delayed", "block", "block-delayed", "delayed-dequeue", "preempt-wakeup", "preempt-slice",
+        "preempt-idle-cpu", "pick", "switch", "yield", "nice", "slice", "exit", "tick", "verdict-policy", "verdict-not-picked"]
+    {
+        assert!(seen.contains(kind), "no `{kind}` in {events} events: {seen:?}");
+    }
+}
+
+/// A projection of the log without the cost fields of picks (reason, path):
+/// what was decided, not how much searching it took.
+fn decisions(sim: &Simulation) -> Vec<(u64, Record)> {
+    sim.log
+        .entries
+        .iter()
+        .map(|e| {
+            let mut r = e.record;
+            if let Record::Pick { ref mut reason, ref mut path_start, ref mut path_len, .. } = r {
+                *reason = crate::trace::PickReason::HeapSearch;
+                *path_start = 0;
+                *path_len = 0;
+            }
+            (e.time, r)
+        })
+        .collect()
+}
+
+/// Seed 000 patch 3/4: the O(1) leftmost fast path changes cost, not
+/// outcome — the event log is identical with and without it, and the tree
+/// walks visit fewer nodes.
+#[test]
+fn fastpath_changes_cost_not_outcome() {
+    let mut r = Rng::new(42);
+    let (mut fewer, mut total) = (0, 0);
+    for _ in 0..60 {
+        let text = random_scenario(&mut r);
+        let run = |on: bool| {
+            let ov = Overrides {
+                kernel: Some("6.18".into()),
+                features: vec![("DEADLINE_TREE".into(), true), ("PICK_FASTPATH".into(), on)],
+                ..Default::default()
+            };
+            let (mut sim, _) = from_text(&text, &ov, LogMode::Full).unwrap();
+            sim.run();
+            sim
+        };
+        let (with, without) = (run(true), run(false));
+        assert_eq!(decisions(&with), decisions(&without), "{text}");
+        assert_eq!(with.log.hash, without.log.hash);
+        total += 1;
+        if with.state.sched.stats.nodes_visited < without.state.sched.stats.nodes_visited {
+            fewer += 1;
+        }
+        assert!(with.state.sched.stats.nodes_visited <= without.state.sched.stats.nodes_visited);
+    }
+    assert!(fewer * 2 > total, "the fast path saved walks in only {fewer}/{total} runs");
+}
+
+/// Restoring a checkpoint and replaying gives the same log and state.
+#[test]
+fn checkpoint_rewind_replays_identically() {
+    let mut r = Rng::new(9);
+    for _ in 0..30 {
+        let text = random_scenario(&mut r);
+        let (mut sim, _) = from_text(&text, &Overrides::default(), LogMode::Full).unwrap();
+        for _ in 0..200 {
+            sim.step();
+        }
+        let cp = sim.checkpoint();
+        for _ in 0..500 {
+            sim.step();
+        }
+        let (entries, hash, events) = (sim.log.entries.clone(), sim.log.hash, sim.state.events);
+        sim.restore(&cp);
+        assert_eq!(sim.state.events, cp.events());
+        for _ in 0..500 {
+            sim.step();
+        }
+        assert_eq!(sim.log.entries, entries);
+        assert_eq!((sim.log.hash, sim.state.events), (hash, events));
+    }
+}

@@ -1,0 +1,172 @@
+//! Kernel-derived expected values, each computed by hand in the comments.
+
+use super::{queue, sched, MS};
+use crate::build::{from_text, Overrides};
+use crate::features::Feature::*;
+use crate::sim::LogMode;
+use crate::weight::{scale_load, LoadWeight};
+
+/// place_entity() with PLACE_LAG, W = 2048 (two nice-0 entities at
+/// v = 10 ms, so V = 10 ms), joining entity w = 1024 with stored lag 1 ms:
+///   inflated lag = 1 ms · (W + w) / W = 1 ms · 3072 / 2048 = 1.5 ms
+///   v = V − 1.5 ms = 8.5 ms
+///   V' = (1024·10 + 1024·10 + 1024·8.5) / 3072 = 9.5 ms
+///   lag after joining = V' − v = 1.0 ms, exactly the lag it left with.
+#[test]
+fn place_lag_preserves_lag_through_insertion() {
+    let mut s = sched("6.18", &[]);
+    queue(&mut s, 1024, 10 * MS, 11 * MS);
+    queue(&mut s, 1024, 10 * MS, 11 * MS);
+    assert_eq!(s.avg_vruntime(0), 10 * MS);
+    let t = s.add_task(0, 0, crate::sched::Policy::Normal, None);
+    let se = s.tasks[t as usize].se;
+    s.ents[se as usize].vlag = MS as i64;
+    s.place_entity(0, se, 0);
+    assert_eq!(s.ents[se as usize].vruntime, 8_500_000);
+    s.__enqueue_entity(0, se);
+    s.account_entity_enqueue(0, se);
+    assert_eq!(s.avg_vruntime(0), 9_500_000);
+    assert_eq!(s.entity_vlag(0, se), MS as i64);
+}
+
+/// Without PLACE_LAG the joining entity lands on V with no lag.
+#[test]
+fn no_place_lag_places_at_v() {
+    let mut s = sched("6.18", &[(PLACE_LAG, false)]);
+    queue(&mut s, 1024, 10 * MS, 11 * MS);
+    let t = s.add_task(0, 0, crate::sched::Policy::Normal, None);
+    let se = s.tasks[t as usize].se;
+    s.ents[se as usize].vlag = MS as i64;
+    s.place_entity(0, se, 0);
+    assert_eq!(s.ents[se as usize].vruntime, 10 * MS);
+}
+
+/// The reweight oracle of seed 000 patch 1/4: an entity e with v = 98,
+/// d = 101 in a queue whose V = 100 (e and f at v = 102, both w = 1024),
+/// reweighted from 1024 to 2048 (units: ms).
+struct Reweight {
+    v: u64,
+    d: u64,
+}
+
+fn reweight(preset: &str, flags: &[(crate::features::Feature, bool)]) -> Reweight {
+    let mut s = sched(preset, flags);
+    let e = queue(&mut s, 1024, 98 * MS, 101 * MS);
+    queue(&mut s, 1024, 102 * MS, 110 * MS);
+    assert_eq!(s.avg_vruntime(0), 100 * MS);
+    s.reweight_entity(0, e, LoadWeight::with_weight(scale_load(2048)));
+    let ent = &s.ents[e as usize];
+    Reweight { v: ent.vruntime, d: ent.deadline }
+}
+
+/// With the fix (REWEIGHT_EEVDF, V taken before removal, v6.9–v6.12):
+///   v' = V − (V − v)·w/w' = 100 − 2·1024/2048 = 99
+///   d' = V + (d − V)·w/w' = 100 + 1·1024/2048 = 100.5
+/// so the lag w·(V − v) = 1024·2 = 2048·1 is preserved.
+#[test]
+fn reweight_fix_keeps_lag() {
+    let r = reweight("6.12", &[]);
+    assert_eq!((r.v, r.d), (99 * MS, 100_500_000));
+}
+
+/// v6.13+ reweights through place_entity(): update_entity_lag() gives
+/// vlag = 2, the relative deadline is 3; both scale by 1024/2048 to 1 and
+/// 1.5; the entity leaves (V of f alone = 102, W = 1024) and is placed with
+/// lag 1·(1024 + 2048)/1024 = 3: v' = 102 − 3 = 99, d' = 99 + 1.5 = 100.5 —
+/// the same answer as the v6.9 formula.
+#[test]
+fn reweight_via_place_entity_agrees() {
+    let r = reweight("6.18", &[]);
+    assert_eq!((r.v, r.d), (99 * MS, 100_500_000));
+}
+
+/// The patch as first merged (v6.7/6.8) took V after removing e from the
+/// sums: V = 102 (f alone), so v' = 102 − (102 − 98)/2 = 100 and
+/// d' = 102 + (101 − 102)/2 = 101.5 — the miscalculation fixed in v6.9.
+#[test]
+fn reweight_as_first_merged_takes_v_after_removal() {
+    let r = reweight("6.12", &[(REWEIGHT_V_FIX, false)]);
+    assert_eq!((r.v, r.d), (100 * MS, 101_500_000));
+}
+
+/// v6.6.0 before the fix keeps v = 98 and scales only the relative
+/// deadline: d' = 98 + 3·1024/2048 = 99.5. V becomes (1024·102 +
+/// 2048·98)/3072 = 99.33, so the lag w'·(V' − v) = 2048·1.33 ≠ 2048: the
+/// entity gained lag by being reweighted.
+#[test]
+fn reweight_before_fix_changes_lag() {
+    let r = reweight("6.6", &[]);
+    assert_eq!((r.v, r.d), (98 * MS, 99_500_000));
+}
+
+fn run_shares(text: &str) -> Vec<f64> {
+    let (mut sim, _) = from_text(text, &Overrides::default(), LogMode::HashOnly).unwrap();
+    sim.run();
+    sim.results("").tasks.iter().map(|t| t.share).collect()
+}
+
+/// Two CPU hogs at nice 0 and nice 1 on one CPU share it by weight:
+/// 1024 / (1024 + 820) = 55.53 %, 820 / 1844 = 44.47 %.
+#[test]
+fn nice0_vs_nice1_shares() {
+    for kernel in ["6.6", "6.12", "6.18"] {
+        let s = run_shares(&format!(
+            "[sim]\nduration = \"10s\"\nkernel = \"{kernel}\"\n[[task]]\nname = \"a\"\nprogram = \"run\"\n[[task]]\nname = \"b\"\nnice = 1\nprogram = \"run\"\n"
+        ));
+        assert!((s[0] - 1024.0 / 1844.0).abs() < 0.002, "{kernel}: {s:?}");
+        assert!((s[1] - 820.0 / 1844.0).abs() < 0.002, "{kernel}: {s:?}");
+    }
+}
+
+/// nice 0 vs nice 5: 1024 : 335, i.e. 75.35 % and 24.65 %.
+#[test]
+fn nice0_vs_nice5_shares() {
+    for kernel in ["6.6", "6.12", "6.18"] {
+        let s = run_shares(&format!(
+            "[sim]\nduration = \"10s\"\nkernel = \"{kernel}\"\n[[task]]\nname = \"a\"\nprogram = \"run\"\n[[task]]\nname = \"b\"\nnice = 5\nprogram = \"run\"\n"
+        ));
+        assert!((s[0] / s[1] - 1024.0 / 335.0).abs() < 0.02, "{kernel}: {s:?}");
+    }
+}
+
+/// The LWN example ("An EEVDF CPU scheduler for Linux"): three equal tasks
+/// with 30 ms requests. At start all lags are 0. A runs 30 ms: V = (30 + 0 +
+/// 0)/3 = 10, so lag A = 10 − 30 = −20 ms, B = C = +10 ms. Then B (earliest
+/// deadline among the eligible) runs 30 ms: V = 20, lags A = −10, B = −10,
+/// C = +20 ms. HZ=1000 makes the tick land exactly on the 30 ms boundary;
+/// PLACE_DEADLINE_INITIAL is off so every first deadline is a full 30 ms.
+#[test]
+fn lwn_three_task_lags() {
+    let text = "[sim]\nduration = \"100ms\"\nhz = 1000\nkernel = \"6.18\"\nfeatures = { PLACE_DEADLINE_INITIAL = false }\n\
+        [[task]]\nname = \"A\"\nslice = \"30ms\"\nprogram = \"run\"\n\
+        [[task]]\nname = \"B\"\nslice = \"30ms\"\nprogram = \"run\"\n\
+        [[task]]\nname = \"C\"\nslice = \"30ms\"\nprogram = \"run\"\n";
+    let (mut sim, _) = from_text(text, &Overrides::default(), LogMode::Full).unwrap();
+    let lags = |sim: &crate::Simulation| {
+        let snap = sim.snapshot();
+        let mut l: Vec<(String, i64)> = snap.cpus[0].entities.iter().map(|e| (e.name.clone(), e.lag)).collect();
+        l.sort();
+        l.into_iter().map(|(_, lag)| lag).collect::<Vec<_>>()
+    };
+    sim.run_until(30 * MS);
+    assert_eq!(lags(&sim), vec![-20 * MS as i64, 10 * MS as i64, 10 * MS as i64]);
+    assert_eq!(sim.snapshot().cpus[0].curr, Some(1), "B runs next");
+    sim.run_until(60 * MS);
+    assert_eq!(lags(&sim), vec![-10 * MS as i64, -10 * MS as i64, 20 * MS as i64]);
+    assert_eq!(sim.snapshot().cpus[0].curr, Some(2), "then C");
+}
+
+/// V rounds towards minus infinity, so an entity exactly at V is eligible
+/// and V − 1 ns is the largest vruntime that is: weights 1024 and 2048 at
+/// v = 0 and 1: V = 2048/3072 = 0.67 → 0.
+#[test]
+fn eligibility_is_exact_without_division() {
+    let mut s = sched("6.18", &[]);
+    queue(&mut s, 1024, 0, 10);
+    let b = queue(&mut s, 2048, 1, 10);
+    assert_eq!(s.avg_vruntime(0), 0);
+    assert!(s.vruntime_eligible(0, 0));
+    // v = 1: is 1 ≤ 0.67? No, although V rounds to 0 — the product form
+    // Σ(v_i−v0)w_i = 2048 ≥ (1−0)·3072 is false.
+    assert!(!s.entity_eligible(0, b));
+}

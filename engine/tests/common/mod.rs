@@ -1,0 +1,35 @@
+//! Shared by the host and the wasm determinism tests: the same scenarios,
+//! run under every kernel preset, must produce the same event-log hash on
+//! every target. The expected hashes are in `data/determinism.hashes`,
+//! written by the host (`SCHEDLAB_BLESS=1 cargo test --test determinism`).
+
+use schedlab_engine::features::PRESET_NAMES;
+use schedlab_engine::{from_text, LogMode, Overrides};
+
+pub const CASES: &[(&str, &str)] = &[
+    ("three-equal", include_str!("../data/determinism/three-equal.toml")),
+    ("sleepers", include_str!("../data/determinism/sleepers.toml")),
+    ("nice-and-slices", include_str!("../data/determinism/nice-and-slices.toml")),
+    ("churn", include_str!("../data/determinism/churn.toml")),
+];
+
+pub const GOLDEN: &str = include_str!("../data/determinism.hashes");
+
+/// "case@kernel hash events" for every case and preset.
+pub fn hashes() -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, text) in CASES {
+        for kernel in PRESET_NAMES {
+            let ov = Overrides { kernel: Some(kernel.to_string()), ..Default::default() };
+            let (mut sim, _) = from_text(text, &ov, LogMode::HashOnly).expect(name);
+            sim.run();
+            out.push(format!("{name}@{kernel} {:016x} {}", sim.log.hash.0, sim.state.events));
+        }
+    }
+    out
+}
+
+/// The golden lines, without comments.
+pub fn golden() -> Vec<String> {
+    GOLDEN.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).map(str::to_string).collect()
+}

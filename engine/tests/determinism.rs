@@ -1,0 +1,27 @@
+//! Host half of the determinism check (the wasm half is
+//! wasm_determinism.rs): the event-log hashes of the shared scenarios must
+//! equal the recorded ones, which the wasm build must reproduce bit for bit.
+//! A change of behaviour changes the hashes: re-record them with
+//! `SCHEDLAB_BLESS=1 cargo test -p schedlab-engine --test determinism`
+//! and say why in the commit.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+#[test]
+fn same_seed_same_log_twice() {
+    assert_eq!(common::hashes(), common::hashes());
+}
+
+#[test]
+fn hashes_match_the_recorded_ones() {
+    let got = common::hashes();
+    if std::env::var_os("SCHEDLAB_BLESS").is_some() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/determinism.hashes");
+        let text = format!("# case@kernel log-hash events (written by SCHEDLAB_BLESS=1 cargo test --test determinism)\n{}\n", got.join("\n"));
+        std::fs::write(path, text).unwrap();
+        return;
+    }
+    assert_eq!(got, common::golden(), "behaviour changed: if intended, re-record with SCHEDLAB_BLESS=1");
+}

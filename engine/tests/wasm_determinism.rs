@@ -1,0 +1,16 @@
+//! wasm half of the determinism check: run in headless Chromium by
+//! `wasm-pack test --headless --chrome engine` (see scripts/test). The same
+//! scenarios must give the same event-log hashes as on the host.
+
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen_test]
+fn wasm_hashes_equal_host_hashes() {
+    assert_eq!(common::hashes(), common::golden());
+}
