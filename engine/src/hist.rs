@@ -110,8 +110,7 @@ mod tests {
 
     #[test]
     fn buckets_are_monotonic_and_tight() {
-        let mut last = 0;
-        for v in (0..10_000u64).chain((1..60).map(|s| 1u64 << s)).chain([u64::MAX]) {
+        for v in (0..10_000u64).chain((1..64).map(|s| (1u64 << s) - 1)).chain((1..64).map(|s| 1u64 << s)).chain([u64::MAX]) {
             let b = bucket_of(v);
             assert!(b < BUCKETS);
             assert!(bucket_upper(b) >= v, "{v}");
@@ -119,10 +118,12 @@ mod tests {
                 // Bucket width is at most 1/32 of its lower edge.
                 assert!(bucket_upper(b) - v <= v / 32 + 1, "{v}");
             }
-            if v < 10_000 {
-                assert!(b >= last);
-                last = b;
-            }
+        }
+        let mut last = 0;
+        for v in 0..100_000u64 {
+            let b = bucket_of(v);
+            assert!(b >= last && b <= last + 1, "{v}");
+            last = b;
         }
     }
 
