@@ -21,6 +21,21 @@ use crate::rbtree::{RbRoot, NIL};
 use crate::sched::Sched;
 use crate::weight::{before, min_time, sdiff, LoadWeight};
 
+/// `vruntime_eligible()` with the queue's sums taken once.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Eligibility {
+    avg: i64,
+    load: i64,
+    v0: u64,
+}
+
+impl Eligibility {
+    #[inline]
+    pub(crate) fn eligible(&self, vruntime: u64) -> bool {
+        self.avg >= sdiff(vruntime, self.v0) * self.load
+    }
+}
+
 /// Mirrors `struct cfs_rq` (kernel/sched/sched.h, v6.18).
 #[derive(Clone, Debug)]
 pub struct CfsRq {
@@ -125,6 +140,15 @@ impl Sched {
             avg /= load;
         }
         self.cfs_rqs[q as usize].min_vruntime.wrapping_add(avg as u64)
+    }
+
+    /// The eligibility test of one queue with its sums computed once, for
+    /// callers that test many entities against an unchanging queue (the
+    /// pick). Same arithmetic as `vruntime_eligible()`.
+    #[inline]
+    pub(crate) fn eligibility(&self, q: u32) -> Eligibility {
+        let (avg, load) = self.sums_with_curr(q);
+        Eligibility { avg, load, v0: self.cfs_rqs[q as usize].min_vruntime }
     }
 
     /// Mirrors `vruntime_eligible()` (fair.c, v6.8+; open-coded in

@@ -15,6 +15,7 @@
 //!   ("sched/fair: Fix pick_eevdf()").
 
 use crate::features::Feature::*;
+use crate::cfs_rq::Eligibility;
 use crate::rbtree::NIL;
 use crate::sched::Sched;
 use crate::trace::PickReason;
@@ -115,9 +116,9 @@ impl Sched {
     }
 
     /// The running entity if it may be picked at all: queued and eligible.
-    fn eligible_curr(&self, q: u32) -> u32 {
+    fn eligible_curr(&self, q: u32, el: &Eligibility) -> u32 {
         let curr = self.cfs_rqs[q as usize].curr;
-        if curr != NIL && (!self.ents[curr as usize].on_rq || !self.entity_eligible(q, curr)) {
+        if curr != NIL && (!self.ents[curr as usize].on_rq || !el.eligible(self.ents[curr as usize].vruntime)) {
             return NIL;
         }
         curr
@@ -132,13 +133,14 @@ impl Sched {
             let curr = cfs.curr;
             return if curr != NIL && self.ents[curr as usize].on_rq { curr } else { first };
         }
-        let curr = self.eligible_curr(q);
+        let el = self.eligibility(q);
+        let curr = self.eligible_curr(q, &el);
         if curr != NIL && protect && self.curr_protected(curr) {
             self.pick_trace.reason = PickReason::Protected;
             return curr;
         }
         let mut best = NIL;
-        if self.feat.has(PICK_FASTPATH) && first != NIL && self.entity_eligible(q, first) {
+        if self.feat.has(PICK_FASTPATH) && first != NIL && el.eligible(self.ents[first as usize].vruntime) {
             self.pick_trace.reason = PickReason::Leftmost;
             best = first;
         } else {
@@ -146,11 +148,11 @@ impl Sched {
             while node != NIL {
                 self.pick_trace.visit(node);
                 let left = self.nodes[node as usize].left;
-                if left != NIL && self.vruntime_eligible(q, self.nodes[left as usize].min_val) {
+                if left != NIL && el.eligible(self.nodes[left as usize].min_val) {
                     node = left;
                     continue;
                 }
-                if self.entity_eligible(q, node) {
+                if el.eligible(self.ents[node as usize].vruntime) {
                     best = node;
                     break;
                 }
@@ -168,7 +170,8 @@ impl Sched {
 
     /// v6.6: tree sorted by vruntime, augmented with min deadline.
     fn pick_eevdf_by_vruntime(&mut self, q: u32, protect: bool) -> u32 {
-        let curr = self.eligible_curr(q);
+        let el = self.eligibility(q);
+        let curr = self.eligible_curr(q, &el);
         let mut best = curr;
         if curr != NIL && protect && self.curr_protected(curr) {
             self.pick_trace.reason = PickReason::Protected;
@@ -181,7 +184,7 @@ impl Sched {
         let mut node = self.cfs_rqs[q as usize].tree.root();
         while node != NIL {
             self.pick_trace.visit(node);
-            if !self.entity_eligible(q, node) {
+            if !el.eligible(self.ents[node as usize].vruntime) {
                 node = self.nodes[node as usize].left;
                 continue;
             }

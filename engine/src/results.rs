@@ -40,7 +40,7 @@ pub struct RunResult {
     pub sim_time_ns: u64,
     pub events: u64,
     pub records: u64,
-    /// FNV-1a hash of the event log (equal across hosts and wasm).
+    /// Hash of the event log (equal across hosts and wasm).
     pub log_hash: String,
     pub tasks: Vec<TaskResult>,
     pub cpus: Vec<CpuResult>,
@@ -59,7 +59,7 @@ impl Simulation {
             features: s.feat.enabled().map(|f| f.name()).collect(),
             sim_time_ns: s.now,
             events: self.state.events,
-            records: self.log.records,
+            records: self.log.count,
             log_hash: format!("{:016x}", self.log.hash.0),
             tasks: s
                 .tasks

@@ -13,7 +13,7 @@ use crate::program::{Action, Cursor, Program};
 use crate::rbtree::NIL;
 use crate::rng::Rng;
 use crate::sched::{PrevState, Sched, TaskState};
-use crate::trace::{Entry, Fnv, Record};
+use crate::trace::{Entry, LogHash, Record};
 
 /// A task that runs this many program statements without using time is
 /// stopped (a `loop { yield }` alone on a CPU would otherwise spin forever).
@@ -88,25 +88,56 @@ pub enum LogMode {
     HashOnly,
 }
 
-/// The event log of a run.
+/// The event log of a run: records in order, and one mark per event that
+/// produced any (its time and number), so a record costs only its own size.
 #[derive(Clone, Debug)]
 pub struct Log {
-    pub entries: Vec<Entry>,
+    pub records: Vec<Record>,
+    pub marks: Vec<Mark>,
     /// Entities visited by picks; `Record::Pick` indexes into it.
     pub paths: Vec<u32>,
-    pub hash: Fnv,
+    pub hash: LogHash,
     pub mode: LogMode,
-    pub records: u64,
+    /// Records written (also in HashOnly mode).
+    pub count: u64,
+}
+
+/// Where an event's records start in `Log::records`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub time: u64,
+    pub event: u64,
+    pub first: u32,
+}
+
+impl Log {
+    /// Every kept record with its time and event number.
+    pub fn iter(&self) -> impl Iterator<Item = Entry> + '_ {
+        self.marks.iter().enumerate().flat_map(move |(i, m)| {
+            let end = self.marks.get(i + 1).map_or(self.records.len(), |n| n.first as usize);
+            self.records[m.first as usize..end].iter().map(move |&record| Entry { time: m.time, event: m.event, record })
+        })
+    }
+
+    /// Number of kept records.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
 }
 
 /// A saved position: restore it to rewind.
 #[derive(Clone, Debug)]
 pub struct Checkpoint {
     state: SimState,
-    entries: usize,
+    records: usize,
+    marks: usize,
     paths: usize,
-    hash: Fnv,
-    records: u64,
+    hash: LogHash,
+    count: u64,
 }
 
 impl Checkpoint {
@@ -168,7 +199,7 @@ impl Simulation {
         for (t, &start) in info.task_start.iter().enumerate() {
             state.push(start, EvKind::Start(t as u32));
         }
-        let log = Log { entries: Vec::new(), paths: Vec::new(), hash: Fnv::default(), mode, records: 0 };
+        let log = Log { records: Vec::new(), marks: Vec::new(), paths: Vec::new(), hash: LogHash::default(), mode, count: 0 };
         Simulation { state, info, log, warnings: Vec::new() }
     }
 
@@ -230,20 +261,22 @@ impl Simulation {
     pub fn checkpoint(&self) -> Checkpoint {
         Checkpoint {
             state: self.state.clone(),
-            entries: self.log.entries.len(),
+            records: self.log.records.len(),
+            marks: self.log.marks.len(),
             paths: self.log.paths.len(),
             hash: self.log.hash,
-            records: self.log.records,
+            count: self.log.count,
         }
     }
 
     /// Returns to a saved position (the log is truncated to match).
     pub fn restore(&mut self, cp: &Checkpoint) {
         self.state = cp.state.clone();
-        self.log.entries.truncate(cp.entries);
+        self.log.records.truncate(cp.records);
+        self.log.marks.truncate(cp.marks);
         self.log.paths.truncate(cp.paths);
         self.log.hash = cp.hash;
-        self.log.records = cp.records;
+        self.log.count = cp.count;
     }
 
     fn handle(&mut self, kind: EvKind) {
@@ -271,19 +304,24 @@ impl Simulation {
     /// Moves this event's records into the log and the hash.
     fn flush(&mut self) {
         let s = &mut self.state.sched;
-        let base = self.log.paths.len() as u32;
+        let log = &mut self.log;
+        let full = log.mode == LogMode::Full;
+        if full && !s.records.is_empty() {
+            log.marks.push(Mark { time: s.now, event: self.state.events, first: log.records.len() as u32 });
+        }
+        let base = log.paths.len() as u32;
         for mut r in s.records.drain(..) {
-            r.hash_into(&mut self.log.hash);
-            self.log.records += 1;
-            if self.log.mode == LogMode::Full {
+            r.hash_into(&mut log.hash);
+            log.count += 1;
+            if full {
                 if let Record::Pick { ref mut path_start, .. } = r {
                     *path_start += base;
                 }
-                self.log.entries.push(Entry { time: s.now, event: self.state.events, record: r });
+                log.records.push(r);
             }
         }
-        if self.log.mode == LogMode::Full {
-            self.log.paths.extend_from_slice(&s.paths);
+        if full {
+            log.paths.extend_from_slice(&s.paths);
         }
         s.paths.clear();
     }

@@ -113,29 +113,28 @@ pub struct Entry {
     pub record: Record,
 }
 
-/// FNV-1a, 64 bit: tiny, portable, and the same on every target.
+/// The log hash: one rotate-xor-multiply per 64-bit word (the FxHash
+/// step), portable and identical on every target. It only has to tell two
+/// logs apart, not resist attack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Fnv(pub u64);
+pub struct LogHash(pub u64);
 
-impl Default for Fnv {
+impl Default for LogHash {
     fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
+        LogHash(0xcbf2_9ce4_8422_2325)
     }
 }
 
-impl Fnv {
+impl LogHash {
     #[inline]
     pub fn u64(&mut self, v: u64) {
-        for b in v.to_le_bytes() {
-            self.0 ^= b as u64;
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
     }
 }
 
 impl Record {
     /// Feeds a canonical encoding of the record into the hash.
-    pub fn hash_into(&self, h: &mut Fnv) {
+    pub fn hash_into(&self, h: &mut LogHash) {
         use Record::*;
         match *self {
             Fork { task, cpu } => [1, task as u64, cpu as u64].iter().for_each(|&v| h.u64(v)),

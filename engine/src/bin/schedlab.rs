@@ -88,13 +88,13 @@ fn cmd_run(args: &[String]) -> Result<String, String> {
     if json {
         let mut v = serde_json::to_value(&res).map_err(|e| e.to_string())?;
         if log {
-            v["log"] = serde_json::to_value(&sim.log.entries).map_err(|e| e.to_string())?;
+            v["log"] = serde_json::to_value(sim.log.iter().collect::<Vec<_>>()).map_err(|e| e.to_string())?;
         }
         return Ok(format!("{}\n", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?));
     }
     let mut out = String::new();
     if log {
-        for e in &sim.log.entries {
+        for e in sim.log.iter() {
             out += &format!("{:>14} #{:<8} {:?}\n", e.time, e.event, e.record);
         }
     }

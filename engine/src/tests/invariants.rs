@@ -238,7 +238,7 @@ fn invariants_hold_at_every_event() {
             }
         }
         check(&sim).unwrap_or_else(|e| panic!("case {case} at the end: {e}\n{text}"));
-        for e in &sim.log.entries {
+        for e in sim.log.iter() {
             seen.insert(coverage_kind(&e.record));
         }
     }
@@ -256,7 +256,6 @@ fn invariants_hold_at_every_event() {
 /// what was decided, not how much searching it took.
 fn decisions(sim: &Simulation) -> Vec<(u64, Record)> {
     sim.log
-        .entries
         .iter()
         .map(|e| {
             let mut r = e.record;
@@ -315,13 +314,13 @@ fn checkpoint_rewind_replays_identically() {
         for _ in 0..500 {
             sim.step();
         }
-        let (entries, hash, events) = (sim.log.entries.clone(), sim.log.hash, sim.state.events);
+        let (entries, hash, events) = (sim.log.iter().collect::<Vec<_>>(), sim.log.hash, sim.state.events);
         sim.restore(&cp);
         assert_eq!(sim.state.events, cp.events());
         for _ in 0..500 {
             sim.step();
         }
-        assert_eq!(sim.log.entries, entries);
+        assert_eq!(sim.log.iter().collect::<Vec<_>>(), entries);
         assert_eq!((sim.log.hash, sim.state.events), (hash, events));
     }
 }
