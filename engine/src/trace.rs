@@ -173,3 +173,11 @@ impl Record {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn record_is_small() {
+        assert!(std::mem::size_of::<super::Record>() <= 40, "{}", std::mem::size_of::<super::Record>());
+    }
+}

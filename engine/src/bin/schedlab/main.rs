@@ -20,7 +20,8 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
         Ok(out) => {
-            print!("{out}");
+            // A closed pipe (`schedlab run x | head`) is not an error.
+            let _ = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes());
             ExitCode::SUCCESS
         }
         Err(e) => {
