@@ -3,12 +3,16 @@
 //! topology, expand tasks, compile programs. Every name that does not
 //! resolve is an error at the place it was written.
 
+use std::rc::Rc;
+
+use crate::cpumask::CpuMask;
 use crate::features::{Feature, Features};
 use crate::kernel::{self, Scaling, Tunables};
 use crate::program::Program;
 use crate::scenario::{self, Named, Scenario, ScenarioError, TunableScaling};
 use crate::sched::Sched;
 use crate::sim::{LogMode, Simulation, Static};
+use crate::topology::{Topology, PRESETS};
 
 /// Settings given outside the scenario (CLI flags, the UI's compare panes).
 /// They win over the scenario's own.
@@ -21,11 +25,12 @@ pub struct Overrides {
 }
 
 /// The resolved configuration of a run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Config {
     pub kernel: String,
     pub features: Features,
     pub tunables: Tunables,
+    pub topology: Rc<Topology>,
     pub cpus: u32,
     pub seed: u64,
     pub duration: u64,
@@ -73,7 +78,8 @@ pub fn config(sc: &Scenario, ov: &Overrides) -> Result<Config, ScenarioError> {
         return Err(ScenarioError::at(p, format!("unknown patch `{}`: no patches are registered yet", p.name)));
     }
 
-    let cpus = topology_cpus(&sc.topology)?;
+    let topology = Rc::new(topology(&sc.topology)?);
+    let cpus = topology.nr_cpus();
     let hz = sc.sim.hz.map(|(h, _)| h).unwrap_or(250);
     let scaling = match sc.sim.tunable_scaling.map(|(s, _)| s) {
         Some(TunableScaling::None) => Scaling::None,
@@ -85,41 +91,28 @@ pub fn config(sc: &Scenario, ov: &Overrides) -> Result<Config, ScenarioError> {
         kernel: preset.name.to_string(),
         features,
         tunables,
+        topology,
         cpus,
         seed: ov.seed.unwrap_or(sc.sim.seed),
         duration: ov.duration.unwrap_or(sc.sim.duration),
     })
 }
 
-/// The CPU count of the scenario's topology. Only single-CPU machines are
-/// modelled so far.
-fn topology_cpus(t: &scenario::Topology) -> Result<u32, ScenarioError> {
+/// The machine of the scenario: a preset, or explicit counts (missing
+/// counts are 1).
+fn topology(t: &scenario::Topology) -> Result<Topology, ScenarioError> {
     if let Some(p) = &t.preset {
-        return match p.name.as_str() {
-            "1cpu" => Ok(1),
-            _ => Err(ScenarioError::at(p, unknown("topology preset", &p.name, &["1cpu"]))),
-        };
+        let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
+        return Topology::preset(&p.name).ok_or_else(|| ScenarioError::at(p, unknown("topology preset", &p.name, &names)));
     }
-    let mut cpus = 1u32;
-    let mut first = None;
-    for f in [t.sockets, t.llcs_per_socket, t.cores_per_llc, t.threads_per_core].into_iter().flatten() {
-        cpus = cpus.saturating_mul(f.0);
-        first = first.or(Some(f.1));
-    }
-    if cpus > 1 {
-        return Err(ScenarioError::new(
-            "topology",
-            first,
-            format!("{cpus} CPUs: schedlab models one CPU so far (multi-CPU placement and balancing are not implemented)"),
-        ));
-    }
-    Ok(cpus)
+    let get = |f: Option<(u32, scenario::Pos)>| f.map_or(1, |(v, _)| v);
+    Ok(Topology::new("custom", get(t.sockets), get(t.llcs_per_socket), get(t.cores_per_llc), get(t.threads_per_core)))
 }
 
 /// Builds the simulation a scenario describes.
 pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation, Config), ScenarioError> {
     let cfg = config(sc, ov)?;
-    let mut sched = Sched::new(cfg.cpus, cfg.features, cfg.tunables);
+    let mut sched = Sched::new(cfg.topology.clone(), cfg.features, cfg.tunables);
     let mut info = Static {
         task_names: Vec::new(),
         programs: Vec::new(),
@@ -132,7 +125,7 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
         let prog = Program::compile(&spec.program.stmts).map_err(|u| {
             ScenarioError::new(format!("task[{i}].program"), Some(u.pos), format!("{} are not supported yet", u.what))
         })?;
-        let cpu = match &spec.affinity {
+        let affinity = Rc::new(match &spec.affinity {
             Some((list, pos)) => {
                 if let Some(&bad) = list.0.iter().find(|&&c| c >= cfg.cpus) {
                     return Err(ScenarioError::new(
@@ -141,14 +134,14 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
                         format!("CPU {bad} does not exist (the machine has {} CPU{})", cfg.cpus, if cfg.cpus == 1 { "" } else { "s" }),
                     ));
                 }
-                list.0[0]
+                CpuMask::from_cpus(cfg.cpus, list.0.iter().copied())
             }
-            None => 0,
-        };
+            None => CpuMask::full(cfg.cpus),
+        });
         info.programs.push(prog);
         let prog_id = info.programs.len() as u32 - 1;
         for k in 0..spec.count {
-            sched.add_task(cpu, spec.nice, spec.policy, spec.slice);
+            sched.add_task(affinity.clone(), spec.nice, spec.policy, spec.slice);
             info.task_names.push(if spec.count == 1 { spec.name.clone() } else { format!("{}.{k}", spec.name) });
             info.task_prog.push(prog_id);
             info.task_start.push(spec.start);

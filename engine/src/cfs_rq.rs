@@ -63,6 +63,10 @@ pub struct CfsRq {
     pub cpu: u32,
     /// The group entity that owns this queue (NIL for the root queue).
     pub owner: u32,
+    /// PELT averages of the queue (`cfs_rq->avg`).
+    pub avg: crate::pelt::SchedAvg,
+    /// Averages of tasks that left while asleep, not yet subtracted.
+    pub removed: crate::load_avg::Removed,
 }
 
 impl CfsRq {
@@ -83,6 +87,8 @@ impl CfsRq {
             next: NIL,
             cpu,
             owner,
+            avg: Default::default(),
+            removed: Default::default(),
         }
     }
 }

@@ -42,6 +42,8 @@ pub struct SchedEntity {
     pub task: u32,
     /// SCHED_IDLE task or idle group (`se_is_idle()`).
     pub idle: bool,
+    /// PELT averages (`se->avg`).
+    pub avg: crate::pelt::SchedAvg,
 }
 
 impl SchedEntity {
@@ -67,6 +69,7 @@ impl SchedEntity {
             depth: 0,
             task,
             idle,
+            avg: Default::default(),
         }
     }
 

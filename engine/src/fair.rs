@@ -7,6 +7,7 @@
 //! versions whose behaviour it reproduces.
 
 use crate::features::Feature::*;
+use crate::load_avg::{DO_ATTACH, DO_DETACH, UPDATE_TG};
 use crate::rbtree::NIL;
 use crate::sched::{Policy, Sched};
 use crate::trace::{Cause, PickReason, Record, Verdict};
@@ -26,6 +27,9 @@ pub const DEQUEUE_SAVE: u32 = 1 << 1;
 pub const DEQUEUE_MOVE: u32 = 1 << 2;
 pub const DEQUEUE_SPECIAL: u32 = 1 << 3;
 pub const DEQUEUE_DELAYED: u32 = 1 << 4;
+/// The task is being moved by the balancer (`TASK_ON_RQ_MIGRATING`): its
+/// averages are detached from the queue.
+pub const DEQUEUE_MIGRATING: u32 = 1 << 5;
 // Wake flags.
 pub const WF_FORK: u32 = 1 << 2;
 pub const WF_TTWU: u32 = 1 << 3;
@@ -224,6 +228,11 @@ impl Sched {
         let cfs = &mut self.cfs_rqs[q as usize];
         cfs.load = LoadWeight::with_weight(cfs.load.weight + w);
         cfs.nr_queued += 1;
+        let task = self.ents[se as usize].task;
+        if task != NIL {
+            let cpu = self.cfs_rqs[q as usize].cpu;
+            self.cfs_tasks_add(cpu, task);
+        }
     }
 
     /// Mirrors `account_entity_dequeue()` (fair.c).
@@ -232,6 +241,44 @@ impl Sched {
         let cfs = &mut self.cfs_rqs[q as usize];
         cfs.load = LoadWeight::with_weight(cfs.load.weight - w);
         cfs.nr_queued -= 1;
+        let task = self.ents[se as usize].task;
+        if task != NIL {
+            let cpu = self.cfs_rqs[q as usize].cpu;
+            self.cfs_tasks_del(cpu, task);
+        }
+    }
+
+    /// `list_add(&se->group_node, &rq->cfs_tasks)`: the CPU's fair tasks,
+    /// most recently queued or run first (the balancer takes from the tail).
+    fn cfs_tasks_add(&mut self, cpu: u32, task: u32) {
+        let head = self.rqs[cpu as usize].cfs_tasks_head;
+        let t = &mut self.tasks[task as usize];
+        t.lru_prev = NIL;
+        t.lru_next = head;
+        if head != NIL {
+            self.tasks[head as usize].lru_prev = task;
+        } else {
+            self.rqs[cpu as usize].cfs_tasks_tail = task;
+        }
+        self.rqs[cpu as usize].cfs_tasks_head = task;
+    }
+
+    /// `list_del_init(&se->group_node)`.
+    fn cfs_tasks_del(&mut self, cpu: u32, task: u32) {
+        let (prev, next) = (self.tasks[task as usize].lru_prev, self.tasks[task as usize].lru_next);
+        if prev != NIL {
+            self.tasks[prev as usize].lru_next = next;
+        } else {
+            self.rqs[cpu as usize].cfs_tasks_head = next;
+        }
+        if next != NIL {
+            self.tasks[next as usize].lru_prev = prev;
+        } else {
+            self.rqs[cpu as usize].cfs_tasks_tail = prev;
+        }
+        let t = &mut self.tasks[task as usize];
+        t.lru_prev = NIL;
+        t.lru_next = NIL;
     }
 
     /// Mirrors `enqueue_entity()` (fair.c, v6.18). The running entity is
@@ -242,6 +289,7 @@ impl Sched {
             self.place_entity(q, se, flags);
         }
         self.update_curr(q);
+        self.update_load_avg(q, se, UPDATE_TG | DO_ATTACH);
         if !is_curr {
             self.place_entity(q, se, flags);
         }
@@ -326,11 +374,14 @@ impl Sched {
         if flags & DEQUEUE_DELAYED == 0 {
             let delay = sleep && flags & DEQUEUE_SPECIAL == 0;
             if self.feat.has(DELAY_DEQUEUE) && delay && !self.entity_eligible(q, se) {
+                self.update_load_avg(q, se, 0);
                 self.set_delayed(se);
                 return false;
             }
         }
 
+        let action = if flags & DEQUEUE_MIGRATING != 0 { UPDATE_TG | DO_DETACH } else { UPDATE_TG };
+        self.update_load_avg(q, se, action);
         self.update_entity_lag(q, se);
         if self.feat.has(PLACE_REL_DEADLINE) && !sleep {
             let e = &mut self.ents[se as usize];
@@ -385,6 +436,7 @@ impl Sched {
                 self.cfs_rqs[q as usize].nr_queued += 1;
             }
         }
+        self.update_load_avg(q, se, 0);
         self.clear_delayed(se);
     }
 
@@ -396,6 +448,7 @@ impl Sched {
         self.clear_buddies(q, se);
         if self.ents[se as usize].on_rq {
             self.__dequeue_entity(q, se);
+            self.update_load_avg(q, se, UPDATE_TG);
             if self.feat.has(VPROT) {
                 self.set_protect_slice(q, se);
             } else {
@@ -416,6 +469,7 @@ impl Sched {
         if self.ents[prev as usize].on_rq {
             self.update_curr(q);
             self.__enqueue_entity(q, prev);
+            self.update_load_avg(q, prev, 0);
         }
         self.cfs_rqs[q as usize].curr = NIL;
     }
@@ -456,6 +510,9 @@ impl Sched {
     /// (min_slice propagation, with custom slices, v6.12+).
     pub(crate) fn enqueue_task_fair(&mut self, cpu: u32, task: u32, flags: u32) {
         let se = self.tasks[task as usize].se;
+        if !self.ents[se as usize].sched_delayed || flags & ENQUEUE_DELAYED != 0 {
+            self.util_est_enqueue(cpu, se);
+        }
         if flags & ENQUEUE_DELAYED != 0 {
             self.requeue_delayed_entity(se);
             return;
@@ -579,6 +636,12 @@ impl Sched {
     /// Mirrors `dequeue_task_fair()` (fair.c, v6.18).
     pub(crate) fn dequeue_task_fair(&mut self, cpu: u32, task: u32, flags: u32) -> bool {
         let se = self.tasks[task as usize].se;
+        if !self.ents[se as usize].sched_delayed {
+            self.util_est_dequeue(cpu, se);
+        }
+        if flags & DEQUEUE_SLEEP != 0 {
+            self.util_est_update(se);
+        }
         self.dequeue_entities(cpu, se, flags)
     }
 
@@ -620,12 +683,22 @@ impl Sched {
     /// `prev` is NIL when the CPU was idle. Returns NIL when nothing is
     /// runnable (the caller then puts prev and goes idle).
     pub(crate) fn pick_next_task_fair(&mut self, cpu: u32, prev: u32) -> u32 {
-        let p = self.pick_task_fair(cpu);
+        let mut p = self.pick_task_fair(cpu);
+        // idle: sched_balance_newidle() may pull work, then pick again.
+        if p == NIL && self.sched_balance_newidle(cpu) {
+            p = self.pick_task_fair(cpu);
+        }
         if p == NIL {
             if prev != NIL {
                 self.put_prev_task_fair(prev);
             }
             return NIL;
+        }
+        if p != prev {
+            // __set_next_task_fair(): the task about to run moves to the
+            // front of cfs_tasks (most recently used).
+            self.cfs_tasks_del(cpu, p);
+            self.cfs_tasks_add(cpu, p);
         }
         if prev == NIL {
             self.set_next_task_fair(p);
@@ -794,6 +867,7 @@ impl Sched {
         while se != NIL {
             let q = self.ents[se as usize].cfs_rq;
             self.update_curr(q);
+            self.update_load_avg(q, se, UPDATE_TG);
             se = self.ents[se as usize].parent;
         }
     }

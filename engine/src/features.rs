@@ -86,6 +86,31 @@ sched_features! {
     /// A delayed task that completes its dequeue, or is requeued by a
     /// wakeup, has positive lag clamped to zero.
     DELAY_ZERO = [0, 1, 1], "features.h (54a58a787791, v6.12)";
+    /// Track each task's utilisation estimate (an EWMA of its util_avg at
+    /// sleep) and let a CPU's utilisation be the larger of util_avg and the
+    /// sum of its tasks' estimates.
+    UTIL_EST = [1, 1, 1], "features.h";
+    /// wake_affine(): prefer the waking CPU when it is idle (or a sync
+    /// wakeup leaves it with one task).
+    WA_IDLE = [1, 1, 1], "features.h";
+    /// wake_affine(): otherwise compare the two CPUs' loads.
+    WA_WEIGHT = [1, 1, 1], "features.h";
+    /// wake_affine_weight(): bias the comparison towards the previous CPU by
+    /// half the domain's imbalance percentage.
+    WA_BIAS = [1, 1, 1], "features.h";
+    /// select_idle_cpu(): limit the scan by the CPU's average idle time over
+    /// the average scan cost (off since v6.0, removed in v6.8).
+    SIS_PROP = [0, 0, 0], "features.h (removed in v6.8)";
+    /// select_idle_cpu(): limit the scan by the LLC's utilisation
+    /// (nr_idle_scan, recomputed at LLC load balancing).
+    SIS_UTIL = [1, 1, 1], "features.h (70fb5ccf2ebb, v6.0)";
+    /// select_idle_cpu(): skip CPUs in the LLC's overloaded mask, which each
+    /// CPU updates at its tick (seed 002; never merged).
+    SIS_FILTER = [0, 0, 0], "patch (seeds/002, Abel Wu, 2022)";
+    /// The load balancer leaves tasks that are not eligible on their queue
+    /// alone (unless balancing already failed), when the destination has
+    /// tasks queued.
+    LB_PREFER_ELIGIBLE = [0, 0, 1], "schedlab (873199d27bb2 \"sched/core: Prioritize migrating eligible tasks in sched_balance_rq()\", v6.14)";
     /// Wakeups may preempt the running task at all (otherwise only ticks do).
     WAKEUP_PREEMPTION = [1, 1, 1], "features.h";
     /// sched_setattr(sched_runtime) sets a custom slice for a fair task.

@@ -71,7 +71,19 @@ pub struct Tunables {
     pub scaling: Scaling,
     /// `sysctl_sched_migration_cost` (0.5 ms).
     pub migration_cost: u64,
+    /// Costs, in CPU time, charged so placement matters (schedlab's own
+    /// model, not kernel tunables): a context switch (charged to the task
+    /// switched in), the first run after a migration (cache refill), and
+    /// each CPU select_idle_cpu() or a balance pass looks at (charged to
+    /// the waker, or the balancing CPU's idle time).
+    pub cost_context_switch: u64,
+    pub cost_migration: u64,
+    pub cost_scan: u64,
 }
+
+/// Default costs: a context switch ≈ 1 µs (lmbench lat_ctx on recent x86),
+/// a cache-cold restart ≈ 10 µs, probing one CPU's run queue ≈ 50 ns.
+pub const DEFAULT_COSTS: [u64; 3] = [1_000, 10_000, 50];
 
 impl Tunables {
     /// Mirrors `update_sysctl()`/`sched_init_granularity()` (fair.c, v6.18):
@@ -91,6 +103,9 @@ impl Tunables {
             base_slice: base,
             scaling,
             migration_cost: 500_000,
+            cost_context_switch: DEFAULT_COSTS[0],
+            cost_migration: DEFAULT_COSTS[1],
+            cost_scan: DEFAULT_COSTS[2],
         }
     }
 }

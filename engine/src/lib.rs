@@ -6,22 +6,28 @@
 //! seeded) → event log ([`trace`]), [`snapshot::Snapshot`]s and
 //! [`results::RunResult`].
 
+pub mod balance;
 pub mod build;
 pub mod cfs_rq;
+pub mod cpumask;
 pub mod entity;
 pub mod fair;
 pub mod features;
 pub mod hist;
 pub mod kernel;
+pub mod load_avg;
+pub mod pelt;
 pub mod pick;
 pub mod program;
 pub mod rbtree;
 pub mod results;
 pub mod rng;
 pub mod scenario;
+pub mod select;
 pub mod sched;
 pub mod sim;
 pub mod snapshot;
+pub mod topology;
 pub mod trace;
 pub mod weight;
 

@@ -45,6 +45,11 @@ pub struct RunResult {
     pub tasks: Vec<TaskResult>,
     pub cpus: Vec<CpuResult>,
     pub pick: PickStats,
+    /// select_idle_sibling() statistics: wakeups, CPUs scanned, idle found.
+    pub sis: crate::select::SisStats,
+    /// Load-balancer activity.
+    pub balance: crate::balance::BalanceStats,
+    pub topology: String,
     pub warnings: Vec<String>,
 }
 
@@ -88,6 +93,9 @@ impl Simulation {
                 .map(|rq| CpuResult { cpu: rq.cpu, busy_ns: rq.busy_ns, idle_ns: rq.idle_ns, nr_switches: rq.nr_switches })
                 .collect(),
             pick: s.stats,
+            sis: s.sis,
+            balance: s.balance_stats,
+            topology: format!("{} ({})", s.topo.name, s.topo.describe()),
             warnings: self.warnings.clone(),
         }
     }

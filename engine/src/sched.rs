@@ -7,14 +7,20 @@
 //! is a `clone()`. It knows nothing of programs or the event queue: the
 //! simulation drives it and reads the records it leaves in `records`.
 
+use std::rc::Rc;
+
 use crate::cfs_rq::CfsRq;
+use crate::cpumask::CpuMask;
 use crate::entity::SchedEntity;
 use crate::fair::*;
 use crate::features::Features;
 use crate::hist::Hist;
 use crate::kernel::Tunables;
 use crate::pick::{PickStats, PickTrace};
+use crate::balance::DomainState;
 use crate::rbtree::{RbNode, NIL};
+use crate::select::{LlcShared, ScanTrace, SisStats};
+use crate::topology::Topology;
 use crate::trace::{Cause, Record};
 use crate::weight::LoadWeight;
 
@@ -53,11 +59,32 @@ pub struct TaskStats {
     pub ops: u64,
 }
 
+/// What a waker remembers of its wakees (`wakee_flips`, `last_wakee`,
+/// `wakee_flip_decay_ts` of task_struct), for wake_wide().
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Waker {
+    pub wakee_flips: u32,
+    pub wakee_flip_decay_ts: u64,
+    pub last_wakee: u32,
+}
+
 /// A task: its entity, where it runs, and its program position.
 #[derive(Clone, Debug)]
 pub struct Task {
     pub se: u32,
     pub cpu: u32,
+    /// `p->cpus_ptr` (shared by the instances of one scenario task).
+    pub affinity: Rc<CpuMask>,
+    pub nr_cpus_allowed: u32,
+    /// `p->recent_used_cpu` (NIL: none yet).
+    pub recent_used_cpu: u32,
+    pub waker: Waker,
+    /// CPU time the task owes before its program moves on: context-switch,
+    /// migration (cache refill) and wakeup-scan costs.
+    pub overhead: u64,
+    /// Links in its CPU's `cfs_tasks` list (most recently used first).
+    pub lru_prev: u32,
+    pub lru_next: u32,
     pub state: TaskState,
     /// `task_on_rq_queued()`: queued, including a delayed dequeue.
     pub on_rq: bool,
@@ -88,6 +115,24 @@ pub struct Rq {
     pub idle_ns: u64,
     /// When the CPU last changed between idle and busy.
     pub since: u64,
+    /// The idle task's wakee bookkeeping (timer wakeups on an idle CPU).
+    pub idle_waker: Waker,
+    /// When the CPU last went idle (0: busy since; `rq->idle_stamp`).
+    pub idle_stamp: u64,
+    /// `rq->avg_idle`: average idle period, capped at 2·max_idle_balance_cost.
+    pub avg_idle: u64,
+    /// SIS_PROP: predicted idle time left, halved per jiffy since wake_stamp.
+    pub wake_avg_idle: u64,
+    pub wake_stamp: u64,
+    /// `rq->max_idle_balance_cost`.
+    pub max_idle_balance_cost: u64,
+    /// `rq->next_balance`, in jiffies.
+    pub next_balance: u64,
+    /// `rq->cfs_tasks`: head (most recent) and tail of the task list.
+    pub cfs_tasks_head: u32,
+    pub cfs_tasks_tail: u32,
+    /// Active balance: push the running task to this CPU once preempted.
+    pub push_cpu: u32,
 }
 
 /// Which path a task leaves the CPU through in `__schedule()`.
@@ -103,6 +148,7 @@ pub enum PrevState {
 
 #[derive(Clone, Debug)]
 pub struct Sched {
+    pub topo: Rc<Topology>,
     pub ents: Vec<SchedEntity>,
     pub nodes: Vec<RbNode>,
     pub cfs_rqs: Vec<CfsRq>,
@@ -122,16 +168,69 @@ pub struct Sched {
     pub tracing: bool,
     /// The root-level pick of the current `pick_task_fair()`.
     root_pick: Option<(u32, crate::trace::PickReason, u32, u16)>,
+    /// Per LLC: `sched_domain_shared`.
+    pub llc: Vec<LlcShared>,
+    /// Per CPU and domain level: the balancer's state.
+    pub sd: Vec<Vec<DomainState>>,
+    pub sis: SisStats,
+    /// The scan of the placement in progress.
+    pub scan: ScanTrace,
+    /// The CPU a wakeup or fork is being placed from.
+    pub(crate) waking_cpu: u32,
+    /// Scan cost accumulated by the placement in progress.
+    pub(crate) scan_cost_pending: u64,
+    pub balance_stats: crate::balance::BalanceStats,
+    /// CPUs asked to reschedule during the current event, in order; the
+    /// simulation runs each of them.
+    pub kicked: Vec<u32>,
 }
 
 impl Sched {
-    /// An empty machine with `cpus` run queues.
-    pub fn new(cpus: u32, feat: Features, tun: Tunables) -> Sched {
+    /// An empty machine: one run queue per CPU of the topology.
+    pub fn new(topo: Rc<Topology>, feat: Features, tun: Tunables) -> Sched {
+        let cpus = topo.nr_cpus();
         let cfs_rqs = (0..cpus).map(|c| CfsRq::new(c, NIL)).collect();
         let rqs = (0..cpus)
-            .map(|c| Rq { cpu: c, cfs: c, curr: NIL, nr_running: 0, resched: false, nr_switches: 0, busy_ns: 0, idle_ns: 0, since: 0 })
+            .map(|c| Rq {
+                cpu: c,
+                cfs: c,
+                curr: NIL,
+                nr_running: 0,
+                resched: false,
+                nr_switches: 0,
+                busy_ns: 0,
+                idle_ns: 0,
+                since: 0,
+                idle_waker: Waker { last_wakee: NIL, ..Default::default() },
+                // Every CPU went idle at boot (just after time 0).
+                idle_stamp: 1,
+                // init: avg_idle = 2·migration_cost, max_idle_balance_cost =
+                // migration_cost (sched_init()).
+                avg_idle: 2 * tun.migration_cost,
+                wake_avg_idle: tun.migration_cost,
+                wake_stamp: 0,
+                max_idle_balance_cost: tun.migration_cost,
+                next_balance: 0,
+                cfs_tasks_head: NIL,
+                cfs_tasks_tail: NIL,
+                push_cpu: NIL,
+            })
             .collect();
+        let nr_llcs = topo.cpus.iter().map(|c| c.llc + 1).max().unwrap_or(1) as usize;
+        let llc = (0..nr_llcs)
+            .map(|_| LlcShared { has_idle_cores: topo.threads_per_core > 1, nr_idle_scan: 0, overloaded: CpuMask::new(cpus), avg_scan_cost: 0 })
+            .collect();
+        let sd = topo.domains.iter().map(|doms| doms.iter().map(DomainState::new).collect()).collect();
         Sched {
+            topo,
+            llc,
+            sd,
+            sis: SisStats::default(),
+            scan: ScanTrace::default(),
+            waking_cpu: 0,
+            scan_cost_pending: 0,
+            balance_stats: Default::default(),
+            kicked: Vec::with_capacity(16),
             ents: Vec::new(),
             nodes: Vec::new(),
             cfs_rqs,
@@ -149,9 +248,11 @@ impl Sched {
         }
     }
 
-    /// Adds a task (not yet started) on `cpu`; returns its id. Mirrors
-    /// `__sched_fork()` + `set_load_weight()`.
-    pub fn add_task(&mut self, cpu: u32, nice: i32, policy: Policy, custom_slice: Option<u64>) -> u32 {
+    /// Adds a task (not yet started) that may run on `affinity`; returns
+    /// its id. Mirrors `__sched_fork()` + `set_load_weight()`. It will be
+    /// forked from the first CPU of its affinity.
+    pub fn add_task(&mut self, affinity: Rc<CpuMask>, nice: i32, policy: Policy, custom_slice: Option<u64>) -> u32 {
+        let cpu = affinity.first();
         let id = self.tasks.len() as u32;
         let se = self.ents.len() as u32;
         let idle = policy == Policy::Idle;
@@ -162,9 +263,17 @@ impl Sched {
         }
         self.ents.push(e);
         self.nodes.push(RbNode::detached());
+        let nr_cpus_allowed = affinity.weight();
         self.tasks.push(Task {
             se,
             cpu,
+            affinity,
+            nr_cpus_allowed,
+            recent_used_cpu: NIL,
+            waker: Waker { last_wakee: NIL, ..Default::default() },
+            overhead: 0,
+            lru_prev: NIL,
+            lru_next: NIL,
             state: TaskState::New,
             on_rq: false,
             nice,
@@ -174,6 +283,27 @@ impl Sched {
             stats: TaskStats::default(),
         });
         id
+    }
+
+    /// `jiffies`: ticks since boot.
+    #[inline]
+    pub fn jiffies(&self) -> u64 {
+        self.now / self.tun.tick_nsec
+    }
+
+    /// The wakee bookkeeping of whatever runs on `cpu` (`current`).
+    pub(crate) fn waker(&self, cpu: u32) -> &Waker {
+        match self.rqs[cpu as usize].curr {
+            NIL => &self.rqs[cpu as usize].idle_waker,
+            t => &self.tasks[t as usize].waker,
+        }
+    }
+
+    pub(crate) fn waker_mut(&mut self, cpu: u32) -> &mut Waker {
+        match self.rqs[cpu as usize].curr {
+            NIL => &mut self.rqs[cpu as usize].idle_waker,
+            t => &mut self.tasks[t as usize].waker,
+        }
     }
 
     #[inline]
@@ -191,6 +321,7 @@ impl Sched {
         }
         rq.resched = true;
         let curr = rq.curr;
+        self.kicked.push(cpu);
         self.trace(Record::Resched { cpu, curr, cause });
     }
 
@@ -229,25 +360,79 @@ impl Sched {
     /// Mirrors `wake_up_new_task()` (core.c): a new task is enqueued with
     /// ENQUEUE_INITIAL (v6.12+; before, the fork-time placement was lost) and
     /// may preempt (WF_FORK).
-    pub fn wake_up_new_task(&mut self, p: u32) {
-        let cpu = self.tasks[p as usize].cpu;
+    pub fn wake_up_new_task(&mut self, p: u32) -> u32 {
+        let parent_cpu = self.tasks[p as usize].cpu;
+        self.waking_cpu = parent_cpu;
+        let (cpu, how) = self.select_task_rq(p, parent_cpu, WF_FORK, parent_cpu);
+        self.set_task_rq(p, cpu);
         self.trace(Record::Fork { task: p, cpu });
+        self.trace_placement(p, parent_cpu, parent_cpu, cpu, how);
+        self.charge_scan(parent_cpu);
+        let se = self.tasks[p as usize].se;
+        self.post_init_entity_util_avg(cpu, se);
         let flags = if self.feat.has(crate::features::Feature::INITIAL_ENQUEUE) { ENQUEUE_INITIAL } else { 0 };
         self.activate_task(cpu, p, flags);
         self.wakeup_preempt(cpu, p, WF_FORK);
+        cpu
+    }
+
+    /// `set_task_rq()`: the task's entity now belongs to `cpu`'s queue.
+    fn set_task_rq(&mut self, p: u32, cpu: u32) {
+        self.tasks[p as usize].cpu = cpu;
+        let se = self.tasks[p as usize].se;
+        self.ents[se as usize].cfs_rq = self.rqs[cpu as usize].cfs;
+    }
+
+    /// Mirrors `set_task_cpu()` → `migrate_task_rq_fair()` (core.c, fair.c,
+    /// v6.18) for a task moving to another CPU: a sleeping task leaves its
+    /// averages behind lazily (`remove_entity_load_avg()`), a queued one is
+    /// detached by its dequeue; either way it attaches afresh on arrival.
+    /// The first run on the new CPU pays the cache refill (`cost_migration`).
+    pub(crate) fn set_task_cpu(&mut self, p: u32, cpu: u32, queued: bool) {
+        let se = self.tasks[p as usize].se;
+        if !queued {
+            self.remove_entity_load_avg(se);
+        }
+        self.ents[se as usize].avg.last_update_time = 0;
+        self.set_task_rq(p, cpu);
+        let t = &mut self.tasks[p as usize];
+        t.stats.nr_migrations += 1;
+        t.overhead += self.tun.cost_migration;
+    }
+
+    /// The scan cost of a placement is CPU time of whatever ran the wakeup.
+    fn charge_scan(&mut self, this_cpu: u32) {
+        let cost = std::mem::take(&mut self.scan_cost_pending);
+        let curr = self.rqs[this_cpu as usize].curr;
+        if curr != NIL {
+            self.tasks[curr as usize].overhead += cost;
+        }
     }
 
     /// Mirrors `try_to_wake_up()` (core.c, v6.18) for a task on `cpu`: a
     /// task still queued as delayed is requeued where it is
     /// (`ttwu_runnable()`, no CPU selection); otherwise it is enqueued with
     /// ENQUEUE_WAKEUP and may preempt.
-    pub fn try_to_wake_up(&mut self, p: u32, wake_flags: u32) {
+    pub fn try_to_wake_up(&mut self, p: u32, wake_flags: u32, this_cpu: u32) -> u32 {
         let t = &self.tasks[p as usize];
         if t.state != TaskState::Sleeping {
-            return;
+            return t.cpu;
         }
-        let cpu = t.cpu;
+        let prev = t.cpu;
         let delayed = t.on_rq;
+        let mut cpu = prev;
+        let mut enqueue = ENQUEUE_WAKEUP;
+        if !delayed {
+            self.waking_cpu = this_cpu;
+            let (target, how) = self.select_task_rq(p, prev, wake_flags | WF_TTWU, this_cpu);
+            self.trace_placement(p, this_cpu, prev, target, how);
+            self.charge_scan(this_cpu);
+            if target != prev {
+                self.set_task_cpu(p, target, false);
+                enqueue |= ENQUEUE_MIGRATED;
+                cpu = target;
+            }
+        }
         self.trace(Record::Wakeup { task: p, cpu, delayed });
         let t = &mut self.tasks[p as usize];
         t.stats.nr_wakeups += 1;
@@ -260,10 +445,36 @@ impl Sched {
             if self.rqs[cpu as usize].curr != p {
                 self.wakeup_preempt(cpu, p, wake_flags);
             }
+            return cpu;
+        }
+        self.activate_task(cpu, p, enqueue);
+        self.wakeup_preempt(cpu, p, wake_flags | WF_TTWU);
+        self.ttwu_update_avg_idle(cpu);
+        cpu
+    }
+
+    /// The idle-time bookkeeping of `ttwu_do_activate()` (core.c): a wakeup
+    /// ends the CPU's idle period; `avg_idle` averages those periods
+    /// (`update_avg()`: avg += (sample − avg)/8), capped at
+    /// 2·max_idle_balance_cost. SIS_PROP's prediction restarts from it.
+    fn ttwu_update_avg_idle(&mut self, cpu: u32) {
+        let (now, jiffies) = (self.now, self.jiffies());
+        let rq = &mut self.rqs[cpu as usize];
+        if rq.idle_stamp == 0 {
             return;
         }
-        self.activate_task(cpu, p, ENQUEUE_WAKEUP);
-        self.wakeup_preempt(cpu, p, wake_flags | WF_TTWU);
+        let delta = now.saturating_sub(rq.idle_stamp);
+        rq.avg_idle = (rq.avg_idle as i64 + (delta as i64 - rq.avg_idle as i64) / 8) as u64;
+        rq.avg_idle = rq.avg_idle.min(2 * rq.max_idle_balance_cost);
+        rq.wake_avg_idle = rq.avg_idle / 2;
+        rq.wake_stamp = jiffies;
+        rq.idle_stamp = 0;
+    }
+
+    /// `wakeup_preempt()` for callers outside the wakeup path (the
+    /// balancer's attach_task()).
+    pub(crate) fn wakeup_preempt_pub(&mut self, cpu: u32, p: u32) {
+        self.wakeup_preempt(cpu, p, 0);
     }
 
     /// Mirrors `wakeup_preempt()` (core.c): a fair task always preempts the
@@ -299,7 +510,19 @@ impl Sched {
         }
         self.rqs[cpu as usize].resched = false;
         self.root_pick = None;
-        let next = self.pick_next_task_fair(cpu, prev);
+        let mut pick_prev = prev;
+        if prev != NIL && prev_state == PrevState::Running && self.rqs[cpu as usize].push_cpu != NIL {
+            // The stopper preempted prev; it is pushed away before the pick.
+            self.put_prev_task_fair(prev);
+            self.finish_active_balance(cpu, prev);
+            pick_prev = NIL;
+        }
+        let next = if pick_prev == NIL && prev != NIL {
+            // prev was already put; pick as from idle.
+            self.pick_next_task_fair(cpu, NIL)
+        } else {
+            self.pick_next_task_fair(cpu, prev)
+        };
         self.trace_pick(cpu, next);
 
         if next == prev {
@@ -324,9 +547,15 @@ impl Sched {
         }
         self.trace(Record::Switch { cpu, prev, next, voluntary: prev_state != PrevState::Running });
         self.rqs[cpu as usize].curr = next;
-        if next != NIL {
+        if next == NIL {
+            // set_next_task_idle(): the CPU is idle from now; its core may be
+            // fully idle.
+            self.update_idle_core(cpu);
+        } else {
             let now = self.now;
+            let cost = self.tun.cost_context_switch;
             let t = &mut self.tasks[next as usize];
+            t.overhead += cost;
             t.state = TaskState::Running;
             t.stats.run_delay += now - t.runnable_since;
             if t.woken {
@@ -363,6 +592,8 @@ impl Sched {
         if curr != NIL {
             self.task_tick_fair(curr);
         }
+        self.update_overloaded_rq(cpu);
+        self.sched_balance_trigger(cpu);
     }
 
     /// Mirrors `do_sched_yield()` (core.c): `yield_task_fair()`; the caller

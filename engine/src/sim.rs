@@ -282,23 +282,33 @@ impl Simulation {
     fn handle(&mut self, kind: EvKind) {
         match kind {
             EvKind::Start(t) => {
-                let cpu = self.state.sched.tasks[t as usize].cpu;
                 self.state.sched.wake_up_new_task(t);
-                self.run_cpu(cpu, false);
             }
             EvKind::Wake(t) => {
-                let cpu = self.state.sched.tasks[t as usize].cpu;
-                self.state.sched.try_to_wake_up(t, 0);
-                self.run_cpu(cpu, false);
+                // The sleep timer fires on the CPU the task slept on.
+                let this_cpu = self.state.sched.tasks[t as usize].cpu;
+                self.state.sched.try_to_wake_up(t, 0, this_cpu);
             }
             EvKind::BurstEnd { cpu, .. } => self.run_cpu(cpu, true),
             EvKind::Tick(cpu) => {
                 self.state.cpus[cpu as usize].tick_armed = false;
                 self.state.sched.sched_tick(cpu);
                 self.arm_tick(cpu);
-                self.run_cpu(cpu, false);
             }
         }
+        self.run_kicked();
+    }
+
+    /// Runs every CPU that was asked to reschedule, until none is left
+    /// (a CPU's schedule can kick others: a newly idle pull, a wakeup).
+    fn run_kicked(&mut self) {
+        let mut i = 0;
+        while i < self.state.sched.kicked.len() {
+            let cpu = self.state.sched.kicked[i];
+            self.run_cpu(cpu, false);
+            i += 1;
+        }
+        self.state.sched.kicked.clear();
     }
 
     /// Moves this event's records into the log and the hash.
@@ -387,6 +397,13 @@ impl Simulation {
     fn advance(&mut self, cpu: u32, task: u32) -> Outcome {
         let exec = self.exec_now(task);
         let t = task as usize;
+        // Overheads (context switch, cache refill, wakeup scans) are CPU
+        // time the task spends before its program moves on.
+        let owed = std::mem::take(&mut self.state.sched.tasks[t].overhead);
+        if owed > 0 {
+            let c = &mut self.state.cursors[t];
+            c.burst_end = Some(c.burst_end.map_or(exec + owed, |e| e.saturating_add(owed)));
+        }
         if let Some(end) = self.state.cursors[t].burst_end {
             if exec < end {
                 self.arm_burst_end(cpu, end - exec);

@@ -7,6 +7,8 @@
 
 use serde::Serialize;
 
+use crate::select::{Placed, ScanEnd};
+
 /// Why a CPU was asked to reschedule (`resched_curr()`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -28,6 +30,9 @@ pub enum Cause {
     IdleCpu { wakee: u32 },
     /// The running task's priority dropped (nice raised): prio_changed_fair().
     PrioChanged,
+    /// The balancer's stopper preempts the running task to push it to an
+    /// idle CPU (active balance).
+    ActiveBalance,
 }
 
 /// Why check_preempt_wakeup_fair() decided what it did.
@@ -103,6 +108,13 @@ pub enum Record {
     Tick { cpu: u32 },
     /// The task ran 100 000 statements without time passing; it was stopped.
     Livelock { task: u32 },
+    /// Where a waking or new task was placed, and how: the fast path that
+    /// answered or the LLC scan (CPUs looked at, in order, in the side
+    /// buffer as `cpu << 2 | Seen`), why the scan stopped, and how many CPUs
+    /// SIS_FILTER removed.
+    Placement { task: u32, waker_cpu: u32, prev: u32, cpu: u32, how: Placed, end: ScanEnd, scan_start: u32, scan_len: u16, filtered: u16 },
+    /// The load balancer moved a queued task.
+    Migrate { task: u32, from: u32, to: u32 },
 }
 
 /// One log line: when, which discrete event produced it, and what.
@@ -153,6 +165,7 @@ impl Record {
                     Cause::IdlePreempted { wakee } => (4, wakee),
                     Cause::IdleCpu { wakee } => (5, wakee),
                     Cause::PrioChanged => (6, 0),
+                    Cause::ActiveBalance => (7, 0),
                 };
                 [6, cpu as u64, curr as u64, c, arg as u64].iter().for_each(|&v| h.u64(v))
             }
@@ -170,6 +183,12 @@ impl Record {
             Exit { task, cpu } => [12, task as u64, cpu as u64].iter().for_each(|&v| h.u64(v)),
             Tick { cpu } => [13, cpu as u64].iter().for_each(|&v| h.u64(v)),
             Livelock { task } => [14, task as u64].iter().for_each(|&v| h.u64(v)),
+            Placement { task, waker_cpu, prev, cpu, how, end, scan_len, filtered, .. } => {
+                [15, task as u64, waker_cpu as u64, prev as u64, cpu as u64, how as u64, end as u64, scan_len as u64, filtered as u64]
+                    .iter()
+                    .for_each(|&v| h.u64(v))
+            }
+            Migrate { task, from, to } => [16, task as u64, from as u64, to as u64].iter().for_each(|&v| h.u64(v)),
         }
     }
 }

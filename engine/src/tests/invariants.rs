@@ -56,7 +56,7 @@ pub(crate) fn random_scenario(r: &mut Rng) -> String {
     let kernel = pick(r, &PRESET_NAMES);
     let hz = pick(r, &[100u32, 250, 300, 1000]);
     let mut feats = Vec::new();
-    for f in [Feature::RUN_TO_PARITY, Feature::PLACE_LAG, Feature::DELAY_DEQUEUE, Feature::PREEMPT_SHORT, Feature::NEXT_BUDDY,
+    for f in [Feature::SIS_UTIL, Feature::SIS_PROP, Feature::SIS_FILTER, Feature::WA_IDLE, Feature::WA_WEIGHT, Feature::UTIL_EST, Feature::RUN_TO_PARITY, Feature::PLACE_LAG, Feature::DELAY_DEQUEUE, Feature::PREEMPT_SHORT, Feature::NEXT_BUDDY,
         Feature::DEADLINE_TREE, Feature::PICK_FASTPATH, Feature::WAKEUP_PREEMPTION, Feature::YIELD_FORFEIT, Feature::ZERO_VRUNTIME,
         Feature::PLACE_REL_DEADLINE, Feature::VPROT, Feature::DELAY_ZERO]
     {
@@ -64,13 +64,15 @@ pub(crate) fn random_scenario(r: &mut Rng) -> String {
             feats.push(format!("{} = {}", f.name(), r.uniform(0, 1) == 1));
         }
     }
+    let (topo, cpus) = *pick(r, &[("1cpu", 1u64), ("1cpu", 1), ("2cpu-vm", 2), ("i7-4790", 8), ("i7-4790", 8), ("epyc-ccx", 128)]);
     let mut s = format!(
-        "[sim]\nduration = \"{}ms\"\nseed = {}\nkernel = \"{kernel}\"\nhz = {hz}\nfeatures = {{ {} }}\n",
+        "[sim]\nduration = \"{}ms\"\nseed = {}\nkernel = \"{kernel}\"\nhz = {hz}\nfeatures = {{ {} }}\n[topology]\npreset = \"{topo}\"\n",
         r.uniform(20, 200),
         r.next_u64() >> 1,
         feats.join(", ")
     );
-    for i in 0..r.uniform(1, 7) {
+    let max_tasks = if cpus > 8 { 12 } else { 7 };
+    for i in 0..r.uniform(1, max_tasks) {
         s += &format!("[[task]]\nname = \"t{i}\"\ncount = {}\nnice = {}\n", r.uniform(1, 3), *pick(r, &[0i64, 0, 0, -5, 5, 19, -20]));
         s += &format!("policy = \"{}\"\n", pick(r, &["normal", "normal", "normal", "batch", "idle"]));
         if r.uniform(0, 3) == 0 {
@@ -78,6 +80,11 @@ pub(crate) fn random_scenario(r: &mut Rng) -> String {
         }
         if r.uniform(0, 3) == 0 {
             s += &format!("start = \"{}us\"\n", r.uniform(0, 20_000));
+        }
+        if cpus > 1 && r.uniform(0, 3) == 0 {
+            let a = r.uniform(0, cpus - 1);
+            let b = r.uniform(a, cpus - 1);
+            s += &format!("affinity = \"{a}-{b}\"\n");
         }
         s += &format!("program = \"{}\"\n", program(r));
     }
@@ -87,6 +94,8 @@ pub(crate) fn random_scenario(r: &mut Rng) -> String {
 /// Checks every invariant of one CPU's scheduler state.
 pub(crate) fn check(sim: &Simulation) -> Result<(), String> {
     let s: &Sched = &sim.state.sched;
+    // A scratch copy for the picks (they count statistics as they go).
+    let mut scratch: Option<Sched> = None;
     for (cpu, rq) in s.rqs.iter().enumerate() {
         let q = rq.cfs;
         let cfs = &s.cfs_rqs[q as usize];
@@ -128,20 +137,21 @@ pub(crate) fn check(sim: &Simulation) -> Result<(), String> {
         let v = s.avg_vruntime(q);
         let wsum: i128 = queued.iter().map(|&se| s.ents[se as usize].weight() as i128).sum();
         let lagsum: i128 = queued.iter().map(|&se| sdiff(v, s.ents[se as usize].vruntime) as i128 * s.ents[se as usize].weight() as i128).sum();
-        if !queued.is_empty() && !(lagsum > -wsum && lagsum <= 0) {
+        if !queued.is_empty() && (lagsum <= -wsum || lagsum > 0) {
             return Err(format!("cpu {cpu}: Σ w·lag = {lagsum} outside (−{wsum}, 0]"));
         }
         // Eligible ⟺ v ≤ V.
         for &se in &queued {
             let e = &s.ents[se as usize];
-            if s.entity_eligible(q, se) != !before(v, e.vruntime) {
+            let v_le_v = !before(v, e.vruntime);
+            if s.entity_eligible(q, se) != v_le_v {
                 return Err(format!("cpu {cpu}: entity {se} eligibility disagrees with V"));
             }
         }
         // pick_eevdf() (unprotected) finds an eligible entity with the
         // earliest deadline among the eligible ones.
         if !queued.is_empty() {
-            let mut c = s.clone();
+            let c = scratch.get_or_insert_with(|| s.clone());
             let p = c.__pick_eevdf(q, false);
             if p == NIL {
                 return Err(format!("cpu {cpu}: pick_eevdf found nothing among {} entities", queued.len()));
@@ -168,17 +178,27 @@ pub(crate) fn check(sim: &Simulation) -> Result<(), String> {
         } else if runnable > 0 {
             return Err(format!("cpu {cpu}: idle with {runnable} runnable tasks"));
         }
-        // CPU time is conserved: busy time is the tasks' CPU time.
+        // Every instant of a CPU is busy or idle.
         let open = s.now - rq.since;
         let busy = rq.busy_ns + if rq.curr != NIL { open } else { 0 };
         let idle = rq.idle_ns + if rq.curr == NIL { open } else { 0 };
-        let task_time: u64 = (0..s.tasks.len() as u32).filter(|&t| s.tasks[t as usize].cpu as usize == cpu).map(|t| sim.task_cpu_time(t)).sum();
-        if busy + idle != s.now || busy != task_time {
-            return Err(format!("cpu {cpu}: busy {busy} + idle {idle} vs now {}, tasks ran {task_time}", s.now));
+        if busy + idle != s.now {
+            return Err(format!("cpu {cpu}: busy {busy} + idle {idle} vs now {}", s.now));
         }
+    }
+    // CPU time is conserved: what the CPUs were busy for is what the tasks
+    // ran, wherever they ran it.
+    let busy: u64 = s.rqs.iter().map(|rq| rq.busy_ns + if rq.curr != NIL { s.now - rq.since } else { 0 }).sum();
+    let ran: u64 = (0..s.tasks.len() as u32).map(|t| sim.task_cpu_time(t)).sum();
+    if busy != ran {
+        return Err(format!("CPUs were busy {busy} ns but tasks ran {ran} ns"));
     }
     for (i, t) in s.tasks.iter().enumerate() {
         let e = &s.ents[t.se as usize];
+        // Affinity is never violated, and a queued task is on its CPU's queue.
+        if t.on_rq && (!t.affinity.test(t.cpu) || e.cfs_rq != s.rqs[t.cpu as usize].cfs) {
+            return Err(format!("task {i} queued on CPU {} outside its affinity {} or on another queue", t.cpu, t.affinity.to_list()));
+        }
         let ok = match t.state {
             TaskState::New | TaskState::Exited => !t.on_rq && !e.on_rq,
             TaskState::Runnable => t.on_rq && e.on_rq && !e.sched_delayed,
@@ -216,6 +236,10 @@ fn coverage_kind(r: &Record) -> &'static str {
         Record::Exit { .. } => "exit",
         Record::Tick { .. } => "tick",
         Record::Livelock { .. } => "livelock",
+        Record::Placement { how: crate::select::Placed::Pinned, .. } => "placement-pinned",
+        Record::Placement { end: crate::select::ScanEnd::Found, .. } => "placement-scan-found",
+        Record::Placement { .. } => "placement",
+        Record::Migrate { .. } => "migrate",
     }
 }
 
@@ -245,7 +269,7 @@ fn invariants_hold_at_every_event() {
     assert!(events > 10_000, "too few events checked: {events}");
     // The random scenarios must reach every kind of decision, or the
     // invariants were never tested against it.
-    for kind in ["fork", "wakeup", "wakeup-delayed", "block", "block-delayed", "delayed-dequeue", "preempt-wakeup", "preempt-slice",
+    for kind in ["placement", "placement-pinned", "placement-scan-found", "migrate", "fork", "wakeup", "wakeup-delayed", "block", "block-delayed", "delayed-dequeue", "preempt-wakeup", "preempt-slice",
         "preempt-idle-cpu", "pick", "switch", "yield", "nice", "slice", "exit", "tick", "verdict-policy", "verdict-not-picked"]
     {
         assert!(seen.contains(kind), "no `{kind}` in {events} events: {seen:?}");

@@ -20,7 +20,8 @@ pub(crate) fn sched(preset: &str, overrides: &[(Feature, bool)]) -> Sched {
         f.set(flag, on);
     }
     let p = kernel::preset(preset).unwrap();
-    let mut s = Sched::new(1, f, Tunables::new(250, p.base_slice_normalized, Scaling::Log, 1, None));
+    let topo = std::rc::Rc::new(crate::topology::Topology::preset("1cpu").unwrap());
+    let mut s = Sched::new(topo, f, Tunables::new(250, p.base_slice_normalized, Scaling::Log, 1, None));
     s.cfs_rqs[0].min_vruntime = 0;
     s
 }
@@ -29,7 +30,7 @@ pub(crate) fn sched(preset: &str, overrides: &[(Feature, bool)]) -> Sched {
 /// the tree (as `__enqueue_entity()` + `account_entity_enqueue()` would),
 /// without placement. Returns its entity id.
 pub(crate) fn queue(s: &mut Sched, weight: u64, vruntime: u64, deadline: u64) -> u32 {
-    let t = s.add_task(0, 0, Policy::Normal, None);
+    let t = s.add_task(one_cpu(), 0, Policy::Normal, None);
     let se = s.tasks[t as usize].se;
     let e = &mut s.ents[se as usize];
     e.load = LoadWeight::with_weight(crate::weight::scale_load(weight));
@@ -41,4 +42,9 @@ pub(crate) fn queue(s: &mut Sched, weight: u64, vruntime: u64, deadline: u64) ->
     s.account_entity_enqueue(0, se);
     s.rqs[0].nr_running += 1;
     se
+}
+
+/// The affinity of a task on the one-CPU test machine.
+pub(crate) fn one_cpu() -> std::rc::Rc<crate::cpumask::CpuMask> {
+    std::rc::Rc::new(crate::cpumask::CpuMask::full(1))
 }

@@ -18,7 +18,7 @@ fn place_lag_preserves_lag_through_insertion() {
     queue(&mut s, 1024, 10 * MS, 11 * MS);
     queue(&mut s, 1024, 10 * MS, 11 * MS);
     assert_eq!(s.avg_vruntime(0), 10 * MS);
-    let t = s.add_task(0, 0, crate::sched::Policy::Normal, None);
+    let t = s.add_task(super::one_cpu(), 0, crate::sched::Policy::Normal, None);
     let se = s.tasks[t as usize].se;
     s.ents[se as usize].vlag = MS as i64;
     s.place_entity(0, se, 0);
@@ -34,7 +34,7 @@ fn place_lag_preserves_lag_through_insertion() {
 fn no_place_lag_places_at_v() {
     let mut s = sched("6.18", &[(PLACE_LAG, false)]);
     queue(&mut s, 1024, 10 * MS, 11 * MS);
-    let t = s.add_task(0, 0, crate::sched::Policy::Normal, None);
+    let t = s.add_task(super::one_cpu(), 0, crate::sched::Policy::Normal, None);
     let se = s.tasks[t as usize].se;
     s.ents[se as usize].vlag = MS as i64;
     s.place_entity(0, se, 0);

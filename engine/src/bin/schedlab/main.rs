@@ -1,5 +1,7 @@
 //! The `schedlab` command line.
 
+mod validate;
+
 use std::process::ExitCode;
 
 use schedlab_engine::features::Feature;
@@ -11,6 +13,8 @@ const USAGE: &str = "\
 usage:
   schedlab run SCENARIO [--kernel V] [--feature F=on|off]... [--seed N]
                         [--duration D] [--json] [--log]
+  schedlab validate SCENARIO [--reps N] [--duration D] [--cpu N|auto] [--json]
+                        run it on this machine's kernel and in the model, compare
   schedlab presets      kernel presets and their feature flags
   schedlab features     every feature flag with its origin and meaning
 
@@ -34,6 +38,7 @@ fn main() -> ExitCode {
 fn run(args: &[String]) -> Result<String, String> {
     match args.first().map(String::as_str) {
         Some("run") => cmd_run(&args[1..]),
+        Some("validate") => validate::cmd(&args[1..]),
         Some("presets") => Ok(cmd_presets()),
         Some("features") => Ok(cmd_features()),
         Some("-h" | "--help" | "help") | None => Ok(format!("{USAGE}\n")),

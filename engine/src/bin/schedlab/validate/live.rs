@@ -1,0 +1,238 @@
+//! The validation run on this machine: facts → plan → model → real
+//! repetitions → comparison, with the machine-wide settings it touches
+//! (autogroup, SIGINT) put back however it ends.
+
+use std::time::Duration;
+
+use schedlab_engine::features::Feature;
+use schedlab_engine::kernel::{self, Scaling};
+use schedlab_engine::scenario::{CpuList, Scenario};
+
+use super::facts::{self, Facts, Host};
+use super::measure::{self, TaskMeasure};
+use super::plan::{self, Plan, Tuning};
+use super::procfs::{self, CpuTimes};
+use super::real::{self, Disturbance, RealConfig, RepOutcome};
+use super::report;
+use super::sys;
+use super::{CpuChoice, ModelSetup, Options, Report};
+
+const AUTOGROUP: &str = "/proc/sys/kernel/sched_autogroup_enabled";
+
+/// Switches autogroup off for the run (as root) and puts the old value
+/// back when dropped — on success, error, panic and Ctrl-C alike.
+pub struct AutogroupGuard {
+    restore: Option<String>,
+}
+
+impl AutogroupGuard {
+    /// Returns the guard and a sentence for the report.
+    pub fn disable(keep: bool) -> (AutogroupGuard, String) {
+        let none = AutogroupGuard { restore: None };
+        let Ok(old) = std::fs::read_to_string(AUTOGROUP).map(|s| s.trim().to_string()) else {
+            return (none, "not available (kernel without CONFIG_SCHED_AUTOGROUP)".into());
+        };
+        if old == "0" {
+            return (none, "off".into());
+        }
+        if keep || !sys::is_root() {
+            let why = if keep { "--keep-autogroup" } else { "not root" };
+            return (none, format!("on ({why}): the tasks share one autogroup; other sessions' load competes as whole groups"));
+        }
+        match std::fs::write(AUTOGROUP, "0") {
+            Ok(()) => (AutogroupGuard { restore: Some(old) }, "switched off for the run (tasks in the root group, like the model), restored after".into()),
+            Err(e) => (none, format!("on (could not switch it off: {e})")),
+        }
+    }
+}
+
+impl Drop for AutogroupGuard {
+    fn drop(&mut self) {
+        if let Some(old) = self.restore.take() {
+            if let Err(e) = std::fs::write(AUTOGROUP, &old) {
+                eprintln!("schedlab: could not restore {AUTOGROUP} to {old}: {e}");
+            }
+        }
+    }
+}
+
+/// The local kernel's tunables for the model, with a note for each one
+/// that had to be assumed.
+fn tuning<'a>(f: &Facts, preset: &'a str, notes: &mut Vec<String>) -> Tuning<'a> {
+    let hz = f.hz.value.unwrap_or_else(|| {
+        notes.push("HZ could not be read; the model assumes 250".into());
+        250
+    });
+    let base_slice_ns = f.base_slice_ns.value.unwrap_or_else(|| {
+        let p = kernel::preset(preset).map_or(750_000, |p| p.base_slice_normalized);
+        let v = p * kernel::sysctl_factor(Scaling::Log, f.online_cpus.len() as u32);
+        notes.push(format!("the base slice could not be read; the model assumes the preset's {p} ns × the log factor for {} CPUs = {v} ns", f.online_cpus.len()));
+        v
+    });
+    Tuning { preset, hz, base_slice_ns }
+}
+
+/// Flags the kernel runs with (debugfs) that differ from the preset's.
+fn feature_notes(f: &Facts, preset: &str, notes: &mut Vec<String>) {
+    let (Some(text), Some(p)) = (f.sched_features.value.as_deref(), kernel::preset(preset)) else { return };
+    for (name, on) in procfs::parse_features(text) {
+        if let Some(feat) = Feature::from_name(name).filter(|&x| p.features.has(x) != on) {
+            notes.push(format!("the kernel runs with {}{name}, preset {preset} with {}{}", if on { "" } else { "NO_" }, if on { "NO_" } else { "" }, feat.name()));
+        }
+    }
+}
+
+fn context_notes(f: &Facts, notes: &mut Vec<String>) {
+    if !f.cmdline_sched.is_empty() {
+        notes.push(format!("the kernel command line sets {}: the model knows nothing of it", f.cmdline_sched.join(" ")));
+    }
+    if let Some(cg) = f.cpu_cgroup.value.as_deref().filter(|cg| *cg != "/") {
+        notes.push(format!("this process runs in cpu cgroup {cg}: one more level of group scheduling than the model"));
+    }
+    if matches!(f.preempt.value.as_deref(), Some("lazy")) {
+        notes.push("lazy preemption: the kernel defers wake-up preemption of fair tasks to the next tick; the model preempts at once".into());
+    }
+}
+
+fn cpu_times() -> Vec<CpuTimes> {
+    Host::live().read("/proc/stat").map(|t| procfs::parse_proc_stat(&t)).unwrap_or_default()
+}
+
+/// Busy (incl. stolen) fraction of each CPU over `window`.
+fn cpu_load(window: Duration) -> Vec<(u32, f64)> {
+    let a = cpu_times();
+    std::thread::sleep(window);
+    let b = cpu_times();
+    b.iter()
+        .filter_map(|y| {
+            let x = a.iter().find(|x| x.cpu == y.cpu)?;
+            let (busy, steal) = (y.busy() - x.busy().min(y.busy()), y.steal.saturating_sub(x.steal));
+            let all = busy + steal + (y.idle + y.iowait).saturating_sub(x.idle + x.iowait);
+            Some((y.cpu, if all == 0 { 0.0 } else { (busy + steal) as f64 / all as f64 }))
+        })
+        .collect()
+}
+
+fn usable(cpu: u32, f: &Facts, allowed: &[u32]) -> Result<u32, String> {
+    if !f.online_cpus.contains(&cpu) {
+        return Err(format!("CPU {cpu} does not exist on this machine (online: {})", CpuList(f.online_cpus.clone())));
+    }
+    if !allowed.contains(&cpu) {
+        return Err(format!("CPU {cpu} is not among this process's allowed CPUs ({})", CpuList(allowed.to_vec())));
+    }
+    Ok(cpu)
+}
+
+/// The real CPU for the scenario's CPU, and how it was chosen.
+fn choose_cpu(plan: &Plan, f: &Facts, choice: CpuChoice) -> Result<(u32, String), String> {
+    let allowed: Vec<u32> = sys::get_affinity(0).map_err(|e| format!("sched_getaffinity: {e}"))?.into_iter().filter(|c| f.online_cpus.contains(c)).collect();
+    let load = cpu_load(Duration::from_millis(300));
+    let pct = |c: u32| load.iter().find(|(x, _)| *x == c).map_or("?".into(), |(_, l)| format!("{:.0}%", l * 100.0));
+    let (cpu, how) = match choice {
+        CpuChoice::Same => (usable(plan.scenario_cpu, f, &allowed)?, "same number"),
+        CpuChoice::Cpu(n) => (usable(n, f, &allowed)?, "--cpu"),
+        CpuChoice::Auto => {
+            let best = load.iter().filter(|(c, _)| allowed.contains(c)).min_by(|a, b| a.1.total_cmp(&b.1).then((a.0 != plan.scenario_cpu).cmp(&(b.0 != plan.scenario_cpu))));
+            (best.map(|b| b.0).ok_or("no allowed CPU could be sampled in /proc/stat")?, "auto: least busy")
+        }
+    };
+    let all: Vec<String> = allowed.iter().map(|&c| format!("cpu{c} {}", pct(c))).collect();
+    Ok((cpu, format!("{how}; busy in the 300 ms before: {}", all.join(", "))))
+}
+
+/// The measured CPU's SMT siblings (they share its core's execution units).
+fn siblings(f: &Facts, cpu: u32) -> Vec<u32> {
+    let core = f.topology.as_ref().and_then(|t| t.cpu(cpu)).map(|c| c.core_cpus.clone()).unwrap_or_default();
+    core.into_iter().filter(|&c| c != cpu).collect()
+}
+
+/// Where the controlling thread runs: off the measured CPU, and off its
+/// SMT siblings when there is a choice.
+fn controller_cpus(f: &Facts, cpu: u32, notes: &mut Vec<String>) -> Vec<u32> {
+    let sib = siblings(f, cpu);
+    if !sib.is_empty() {
+        notes.push(format!("CPU {cpu} shares its core with CPU {}: load there slows the measured tasks down (SMT)", CpuList(sib.clone())));
+    }
+    let others: Vec<u32> = f.online_cpus.iter().copied().filter(|&c| c != cpu).collect();
+    let apart: Vec<u32> = others.iter().copied().filter(|c| !sib.contains(c)).collect();
+    if apart.is_empty() {
+        others
+    } else {
+        apart
+    }
+}
+
+/// What spoiled a repetition, in words.
+fn judge(rep: usize, cpu: u32, d: &Disturbance) -> Vec<String> {
+    let pct = |ns: u64| 100.0 * ns as f64 / d.wall_ns.max(1) as f64;
+    let mut out = Vec::new();
+    if d.other_ns as f64 > (0.03 * d.wall_ns as f64).max(30e6) {
+        out.push(format!("rep {}: other tasks/interrupts used {:.0} ms ({:.1} %) of CPU {cpu}", rep + 1, d.other_ns as f64 / 1e6, pct(d.other_ns)));
+    }
+    if d.steal_ns as f64 > (0.01 * d.wall_ns as f64).max(20e6) {
+        out.push(format!("rep {}: the hypervisor stole {:.0} ms ({:.1} %) of CPU {cpu}", rep + 1, d.steal_ns as f64 / 1e6, pct(d.steal_ns)));
+    }
+    out
+}
+
+/// Runs the real repetitions with SIGINT turned into a stop flag and
+/// autogroup switched off; both are restored by their guards.
+fn real_runs(plan: &Plan, cfg: &RealConfig, opts: &Options) -> Result<(Vec<RepOutcome>, String), String> {
+    let _sigint = sys::SigintGuard::install().map_err(|e| format!("cannot install the SIGINT handler: {e}"))?;
+    let (_autogroup, how) = AutogroupGuard::disable(opts.keep_autogroup);
+    let mut runs = Vec::new();
+    for r in 0..opts.reps {
+        eprint!("\rschedlab validate: rep {}/{} ({})   ", r + 1, opts.reps, schedlab_engine::scenario::format_duration(plan.duration_ns));
+        let seed = plan.scenario.sim.seed.wrapping_add(r as u64);
+        runs.push(real::run_rep(plan, cfg, seed).inspect_err(|_| eprintln!())?);
+    }
+    eprintln!();
+    Ok((runs, how))
+}
+
+/// `schedlab validate` on the live system.
+pub fn validate(sc: Scenario, opts: &Options) -> Result<Report, String> {
+    let f = facts::gather(&Host::live());
+    let preset = f.preset.value.ok_or_else(|| format!("cannot validate: {}", f.preset.source))?;
+    let version = f.release.value.as_deref().and_then(procfs::parse_release).ok_or("cannot read the kernel version")?;
+    let plan = plan::plan(sc, version, f.online_cpus.len(), preset, opts.duration)?;
+    let mut notes = plan.notes.clone();
+    let tuning = tuning(&f, preset, &mut notes);
+    feature_notes(&f, preset, &mut notes);
+    context_notes(&f, &mut notes);
+    let (cpu, cpu_choice) = choose_cpu(&plan, &f, opts.cpu)?;
+    let model_runs = measure::run_model(&plan, tuning, opts.reps)?;
+    let cfg = RealConfig {
+        cpu,
+        controller_cpus: controller_cpus(&f, cpu, &mut notes),
+        inject: opts.inject,
+        setup_timeout: Duration::from_secs(10),
+    };
+    let (kernel_runs, autogroup) = real_runs(&plan, &cfg, opts)?;
+    let measured: Vec<Vec<TaskMeasure>> = kernel_runs.iter().map(|r| r.tasks.clone()).collect();
+    let rows = report::compare(&measured, &model_runs, plan.duration_ns);
+    let disturbances = kernel_runs.iter().enumerate().flat_map(|(i, r)| judge(i, cpu, &r.disturbance)).collect();
+    Ok(Report {
+        scenario: opts.path.clone(),
+        model: ModelSetup {
+            preset: preset.to_string(),
+            hz: tuning.hz,
+            base_slice_ns: tuning.base_slice_ns,
+            cpus: 1,
+            seeds: (0..opts.reps as u64).map(|r| plan.scenario.sim.seed.wrapping_add(r)).collect(),
+        },
+        scenario_cpu: plan.scenario_cpu,
+        real_cpu: cpu,
+        cpu_choice,
+        duration_ns: plan.duration_ns,
+        reps: opts.reps,
+        autogroup,
+        notes,
+        disturbances,
+        within: rows.iter().filter(|r| r.within).count(),
+        rows,
+        kernel_runs,
+        model_runs,
+        facts: f,
+    })
+}

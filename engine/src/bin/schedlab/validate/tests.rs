@@ -1,0 +1,158 @@
+//! In-process tests of the real run's clean-up: whatever ends a run (a
+//! worker failing mid-run, a worker failing its set-up, Ctrl-C), no thread
+//! it started is left and autogroup is back as it was.
+//!
+//! Tests in this binary run in parallel threads, so the thread check counts
+//! the workers' own threads (named `slv:…`), not all of /proc/self/task;
+//! the tests that run validations hold one lock (they share SIGINT and the
+//! autogroup setting).
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use schedlab_engine::scenario::parse;
+
+use super::live;
+use super::plan;
+use super::real::{self, RealConfig};
+use super::sys;
+use super::{CpuChoice, Options};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+const SCENARIO: &str = "[sim]\nduration = \"1500ms\"\n\
+    [[task]]\nname = \"hog\"\ncount = 2\naffinity = \"0\"\nprogram = \"run\"\n\
+    [[task]]\nname = \"tick\"\naffinity = \"0\"\nprogram = \"loop { sleep 5ms; run 1ms }\"\n";
+
+fn options(inject: Option<(usize, u64)>) -> Options {
+    Options { path: "test".into(), reps: 1, json: false, duration: None, cpu: CpuChoice::Same, keep_autogroup: false, inject }
+}
+
+fn autogroup() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/sched_autogroup_enabled").ok()
+}
+
+fn thread_count() -> usize {
+    std::fs::read_dir("/proc/self/task").map(|d| d.count()).unwrap_or(0)
+}
+
+/// Waits briefly for the kernel to reap exited threads, then asserts none
+/// of ours is left.
+fn assert_no_workers() {
+    for _ in 0..50 {
+        if real::worker_threads().is_empty() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("worker threads left: {:?}", real::worker_threads());
+}
+
+#[test]
+fn injected_worker_failure_cleans_up() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (before, threads) = (autogroup(), thread_count());
+    let err = live::validate(parse(SCENARIO).unwrap(), &options(Some((1, 200_000_000)))).unwrap_err();
+    assert!(err.contains("hog.1: injected failure"), "{err}");
+    assert_no_workers();
+    assert_eq!(autogroup(), before, "autogroup restored");
+    eprintln!("threads before {threads}, after {} (other tests run in parallel)", thread_count());
+}
+
+#[test]
+fn setup_failure_cleans_up() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let p = plan::plan(parse(SCENARIO).unwrap(), (6, 18), 2, "6.18", None).unwrap();
+    let cfg = RealConfig { cpu: 4000, controller_cpus: vec![], inject: None, setup_timeout: Duration::from_secs(10) };
+    let err = real::run_rep(&p, &cfg, 1).unwrap_err();
+    assert!(err.contains("pin to CPU 4000"), "{err}");
+    assert_no_workers();
+}
+
+#[test]
+fn interrupt_stops_the_run() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let before = autogroup();
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let d = done.clone();
+    // Plays the SIGINT handler's part once the workers run; returns when.
+    let ctrl_c = std::thread::spawn(move || {
+        while !d.load(Ordering::SeqCst) {
+            if !real::worker_threads().is_empty() {
+                std::thread::sleep(Duration::from_millis(100));
+                sys::INTERRUPTED.store(true, Ordering::SeqCst);
+                return Some(std::time::Instant::now());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        None
+    });
+    let r = live::validate(parse(SCENARIO).unwrap(), &options(None));
+    done.store(true, Ordering::SeqCst);
+    let at = ctrl_c.join().unwrap().expect("workers were seen");
+    assert_eq!(r.unwrap_err(), "interrupted");
+    assert!(at.elapsed() < Duration::from_millis(500), "stopped {:?} after Ctrl-C", at.elapsed());
+    assert_no_workers();
+    assert_eq!(autogroup(), before);
+}
+
+#[test]
+fn sigint_handler_sets_the_flag_and_is_restored() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let guard = sys::SigintGuard::install().unwrap();
+    // SAFETY: raise() delivers SIGINT to this thread synchronously, to the
+    // handler installed just above.
+    unsafe { libc::raise(libc::SIGINT) };
+    assert!(sys::INTERRUPTED.load(Ordering::SeqCst));
+    drop(guard);
+    // SAFETY: reads the current disposition only.
+    let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+    unsafe { libc::sigaction(libc::SIGINT, std::ptr::null(), &mut old) };
+    assert_ne!(old.sa_sigaction, super::sys::tests_handler_address(), "the previous handler is back");
+}
+
+#[test]
+fn a_short_real_run_measures_every_task() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut o = options(None);
+    o.duration = Some(400_000_000);
+    let r = live::validate(parse(SCENARIO).unwrap(), &o).unwrap();
+    assert_no_workers();
+    let run = &r.kernel_runs[0];
+    assert_eq!(run.tasks.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["hog.0", "hog.1", "tick"]);
+    let total: u64 = run.tasks.iter().map(|t| t.cpu_time_ns).sum();
+    assert!(total > 100_000_000 && total <= 420_000_000, "{total}");
+    assert!(run.tasks[2].wakeup_latency_ns.count > 10, "{:?}", run.tasks[2]);
+    assert!(run.tasks[2].nr_voluntary_switches > 10);
+}
+
+/// `run` counts CPU time from clock gaps; against the kernel's own
+/// accounting of the same thread, sharing its CPU with a hog, it must agree
+/// closely (interrupts count as the task's, as the kernel counts them).
+#[test]
+fn own_clock_agrees_with_the_kernel() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let cpu = *sys::get_affinity(0).unwrap().last().unwrap();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let s = stop.clone();
+    let hog = std::thread::spawn(move || {
+        sys::set_affinity(0, &[cpu]).unwrap();
+        while !s.load(Ordering::Relaxed) {
+            std::hint::spin_loop();
+        }
+    });
+    let spinner = std::thread::spawn(move || {
+        sys::set_affinity(0, &[cpu]).unwrap();
+        let mut clock = super::worker::OwnClock::default();
+        let k0 = sys::thread_cpu_ns();
+        clock.resume();
+        while clock.read() < 200_000_000 {}
+        (clock.own, sys::thread_cpu_ns() - k0)
+    });
+    let (own, kernel) = spinner.join().unwrap();
+    stop.store(true, Ordering::Relaxed);
+    hog.join().unwrap();
+    let err = own as f64 / kernel as f64 - 1.0;
+    assert!(err.abs() < 0.03, "counted {own} ns, kernel {kernel} ns ({:+.2} %)", err * 100.0);
+}
