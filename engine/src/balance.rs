@@ -251,7 +251,7 @@ impl Sched {
     /// `rd->overloaded`: some CPU has more than one task queued (kept
     /// exactly here rather than refreshed by the balancer).
     fn rd_overloaded(&self) -> bool {
-        self.rqs.iter().any(|rq| rq.nr_running > 1)
+        self.nr_overloaded > 0
     }
 
     /// Mirrors `nohz_balancer_kick()` (fair.c, v6.18): a busy CPU's tick
@@ -259,34 +259,27 @@ impl Sched {
     /// waiting tasks or its LLC has more than one busy CPU.
     fn nohz_balancer_kick(&mut self, cpu: u32) {
         let rq = &self.rqs[cpu as usize];
-        if rq.curr == NIL {
+        if rq.curr == NIL || self.nr_idle_cpus == 0 || self.jiffies() < self.nohz_next_balance {
             return;
         }
-        let Some(ilb) = (0..self.topo.nr_cpus()).find(|&c| self.available_idle_cpu(c)) else { return };
-        let jiffies = self.jiffies();
-        let next = (0..self.topo.nr_cpus()).filter(|&c| self.available_idle_cpu(c)).map(|c| self.rqs[c as usize].next_balance).min().unwrap_or(u64::MAX);
-        if jiffies < next {
-            return;
-        }
-        let kick = rq.nr_running >= 2 || {
-            let llc = &self.topo.spans[self.topo.llc_span[cpu as usize] as usize];
-            llc.iter().filter(|&c| self.rqs[c as usize].curr != NIL).count() > 1
-        };
-        if !kick {
+        let llc = self.topo.cpus[cpu as usize].llc as usize;
+        if rq.nr_running < 2 && self.llc[llc].nr_busy_cpus <= 1 {
             return;
         }
         self.balance_stats.nohz_kicks += 1;
+        let jiffies = self.jiffies();
+        let nr = self.topo.nr_cpus();
+        let Some(ilb) = (0..nr).find(|&c| self.available_idle_cpu(c)) else { return };
         // _nohz_idle_balance(): every idle CPU whose balance is due, from
         // the one after the ILB around, then the ILB itself.
-        let idle: Vec<u32> = (0..self.topo.nr_cpus()).filter(|&c| c != ilb && self.available_idle_cpu(c)).collect();
-        let order = idle.iter().copied().filter(|&c| c > ilb).chain(idle.iter().copied().filter(|&c| c < ilb)).chain([ilb]);
-        for c in order.collect::<Vec<_>>() {
+        for c in ((ilb + 1)..nr).chain(0..ilb).chain([ilb]) {
             if !self.available_idle_cpu(c) || jiffies < self.rqs[c as usize].next_balance {
                 continue;
             }
             self.update_blocked_averages(c);
             self.sched_balance_domains(c, Idle::Idle);
         }
+        self.nohz_next_balance = (0..nr).filter(|&c| self.available_idle_cpu(c)).map(|c| self.rqs[c as usize].next_balance).min().unwrap_or(u64::MAX);
     }
 
     /// Mirrors `should_we_balance()` (fair.c, v6.18): one CPU per group
@@ -322,7 +315,8 @@ impl Sched {
 
     /// Mirrors `update_sg_lb_stats()` (fair.c, v6.18) for one group.
     fn update_sg_lb_stats(&mut self, env: &Env, group: u32, sg_overloaded: &mut bool) -> GroupStats {
-        let span = self.topo.spans[group as usize].clone();
+        let topo = self.topo.clone();
+        let span = &topo.spans[group as usize];
         let mut s = GroupStats::default();
         for i in span.iter() {
             if self.rqs[i as usize].curr == NIL {
@@ -343,7 +337,7 @@ impl Sched {
         }
         s.group_capacity = SCHED_CAPACITY_SCALE * span.weight() as u64;
         s.group_weight = span.weight();
-        s.cores = self.cores_in(&span);
+        s.cores = topo.span_cores[group as usize];
         // The group's flags are its child domain's: at MC level on an SMT
         // machine every group is a core.
         s.smt_group = s.cores == 1 && s.group_weight > 1;
@@ -356,23 +350,13 @@ impl Sched {
         s
     }
 
-    fn cores_in(&self, span: &crate::cpumask::CpuMask) -> u32 {
-        let mut seen = Vec::new();
-        for c in span.iter() {
-            let core = self.topo.cpus[c as usize].core;
-            if !seen.contains(&core) {
-                seen.push(core);
-            }
-        }
-        seen.len() as u32
-    }
-
     /// Mirrors `sched_balance_find_src_group()` (find_busiest_group,
     /// fair.c, v6.18) with `update_sd_lb_stats()`, `update_sd_pick_busiest()`
     /// and `calculate_imbalance()`. Also refreshes SIS_UTIL's scan budget
     /// when balancing the LLC domain (`update_idle_cpu_scan()`).
     fn find_busiest_group(&mut self, env: &mut Env) -> Option<u32> {
-        let d = self.topo.domains[env.cpu as usize][env.level].clone();
+        let topo = self.topo.clone();
+        let d = &topo.domains[env.cpu as usize][env.level];
         let mut local = GroupStats::default();
         let mut busiest: Option<(u32, GroupStats)> = None;
         let (mut total_load, mut total_capacity, mut sum_util) = (0u64, 0u64, 0u64);
@@ -391,7 +375,7 @@ impl Sched {
             }
         }
         if d.span_weight == self.topo.llc_size(env.cpu) && env.idle != Idle::NewlyIdle {
-            self.update_idle_cpu_scan(env.cpu, &d, sum_util);
+            self.update_idle_cpu_scan(env.cpu, d, sum_util);
         }
         let (bg, busiest) = busiest?;
         // prefer_sibling: the child domain spreads tasks evenly.
@@ -426,7 +410,7 @@ impl Sched {
                 }
             }
         }
-        self.calculate_imbalance(env, &d, &mut local, &busiest, total_load, total_capacity, prefer_sibling);
+        self.calculate_imbalance(env, d, &mut local, &busiest, total_load, total_capacity, prefer_sibling);
         (env.imbalance > 0).then_some(bg)
     }
 
@@ -594,13 +578,15 @@ impl Sched {
     fn detach_attach(&mut self, env: &mut Env, src: u32) -> u32 {
         let loop_max = NR_MIGRATE.min(self.rqs[src as usize].nr_running);
         let mut moved = 0;
-        let mut candidates = Vec::with_capacity(loop_max as usize);
+        let mut candidates = [NIL; NR_MIGRATE as usize];
+        let mut n = 0;
         let mut t = self.rqs[src as usize].cfs_tasks_tail;
-        while t != NIL && candidates.len() < loop_max as usize {
-            candidates.push(t);
+        while t != NIL && n < loop_max as usize {
+            candidates[n] = t;
+            n += 1;
             t = self.tasks[t as usize].lru_prev;
         }
-        for p in candidates {
+        for &p in &candidates[..n] {
             if env.idle != Idle::NotIdle && self.rqs[src as usize].nr_running <= 1 {
                 break;
             }
@@ -765,10 +751,11 @@ impl Sched {
     /// Mirrors `update_sg_wakeup_stats()` (fair.c, v6.18) for a task not yet
     /// on any queue (fork).
     fn wakeup_stats(&mut self, cpu: u32, level: usize, group: u32, p: u32) -> GroupStats {
-        let span = self.topo.spans[group as usize].clone();
+        let topo = self.topo.clone();
+        let span = &topo.spans[group as usize];
+        let affinity = self.tasks[p as usize].affinity.clone();
         let mut s = GroupStats::default();
-        let allowed: Vec<u32> = span.iter().filter(|&i| self.cpu_allowed(p, i)).collect();
-        for i in allowed {
+        for i in span.iter().filter(|&i| affinity.test(i)) {
             if self.rqs[i as usize].curr == NIL {
                 self.update_blocked_averages(i);
             }
@@ -794,7 +781,8 @@ impl Sched {
 
     /// Mirrors `sched_balance_find_dst_group()` (find_idlest_group, v6.18).
     fn find_idlest_group(&mut self, cpu: u32, level: usize, p: u32) -> Option<u32> {
-        let d = self.topo.domains[cpu as usize][level].clone();
+        let topo = self.topo.clone();
+        let d = &topo.domains[cpu as usize][level];
         let mut local: Option<GroupStats> = None;
         let mut idlest: Option<(u32, GroupStats)> = None;
         for (gi, &g) in d.groups.iter().enumerate() {

@@ -29,6 +29,15 @@ impl CpuMask {
         m
     }
 
+    /// `cpumask_copy()` (same width).
+    pub fn copy_from(&mut self, other: &CpuMask) {
+        if self.words.len() != other.words.len() {
+            self.words = other.words.clone();
+        } else {
+            self.words.copy_from_slice(&other.words);
+        }
+    }
+
     #[inline]
     pub fn set(&mut self, cpu: u32) {
         self.words[cpu as usize / 64] |= 1 << (cpu % 64);

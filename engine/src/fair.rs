@@ -561,7 +561,7 @@ impl Sched {
             cfs.h_nr_idle += h_nr_idle;
             s = self.ents[s as usize].parent;
         }
-        self.rqs[cpu as usize].nr_running += 1;
+        self.add_nr_running(cpu, 1);
     }
 
     /// Mirrors `dequeue_entities()` (fair.c, v6.18). Returns false when the
@@ -625,7 +625,7 @@ impl Sched {
             cfs.h_nr_idle -= h_nr_idle;
             s = self.ents[s as usize].parent;
         }
-        self.rqs[cpu as usize].nr_running -= h_nr_queued;
+        self.sub_nr_running(cpu, h_nr_queued);
         if is_task && task_delayed {
             // __block_task(): the task is finally off the run queue.
             self.tasks[task as usize].on_rq = false;

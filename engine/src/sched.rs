@@ -183,6 +183,15 @@ pub struct Sched {
     /// CPUs asked to reschedule during the current event, in order; the
     /// simulation runs each of them.
     pub kicked: Vec<u32>,
+    /// Scratch for select_idle_cpu() (the kernel's `select_rq_mask`).
+    pub(crate) select_mask: CpuMask,
+    /// CPUs with more than one task queued (`rd->overloaded` is
+    /// `nr_overloaded > 0`).
+    pub nr_overloaded: u32,
+    /// Idle CPUs (tickless: `nohz.nr_cpus`).
+    pub nr_idle_cpus: u32,
+    /// `nohz.next_balance`: the earliest balance due among idle CPUs.
+    pub nohz_next_balance: u64,
 }
 
 impl Sched {
@@ -218,7 +227,7 @@ impl Sched {
             .collect();
         let nr_llcs = topo.cpus.iter().map(|c| c.llc + 1).max().unwrap_or(1) as usize;
         let llc = (0..nr_llcs)
-            .map(|_| LlcShared { has_idle_cores: topo.threads_per_core > 1, nr_idle_scan: 0, overloaded: CpuMask::new(cpus), avg_scan_cost: 0 })
+            .map(|_| LlcShared { has_idle_cores: topo.threads_per_core > 1, nr_idle_scan: 0, overloaded: CpuMask::new(cpus), avg_scan_cost: 0, nr_busy_cpus: 0 })
             .collect();
         let sd = topo.domains.iter().map(|doms| doms.iter().map(DomainState::new).collect()).collect();
         Sched {
@@ -231,6 +240,10 @@ impl Sched {
             scan_cost_pending: 0,
             balance_stats: Default::default(),
             kicked: Vec::with_capacity(16),
+            select_mask: CpuMask::new(cpus),
+            nr_overloaded: 0,
+            nr_idle_cpus: cpus,
+            nohz_next_balance: 0,
             ents: Vec::new(),
             nodes: Vec::new(),
             cfs_rqs,
@@ -400,6 +413,41 @@ impl Sched {
         t.overhead += self.tun.cost_migration;
     }
 
+    /// A CPU enters or leaves idle: the NOHZ and LLC bookkeeping
+    /// (`nohz_balance_enter_idle()`, `set_cpu_sd_state_idle/busy()`).
+    fn idle_transition(&mut self, cpu: u32, to_idle: bool) {
+        let llc = self.topo.cpus[cpu as usize].llc as usize;
+        if to_idle {
+            self.nr_idle_cpus += 1;
+            self.llc[llc].nr_busy_cpus -= 1;
+            self.nohz_next_balance = self.nohz_next_balance.min(self.rqs[cpu as usize].next_balance);
+        } else {
+            self.nr_idle_cpus -= 1;
+            self.llc[llc].nr_busy_cpus += 1;
+        }
+    }
+
+    /// `add_nr_running()` (sched.h): with it, whether the root domain is
+    /// overloaded.
+    pub(crate) fn add_nr_running(&mut self, cpu: u32, n: u32) {
+        let rq = &mut self.rqs[cpu as usize];
+        let before = rq.nr_running;
+        rq.nr_running += n;
+        if before < 2 && rq.nr_running >= 2 {
+            self.nr_overloaded += 1;
+        }
+    }
+
+    /// `sub_nr_running()` (sched.h).
+    pub(crate) fn sub_nr_running(&mut self, cpu: u32, n: u32) {
+        let rq = &mut self.rqs[cpu as usize];
+        let before = rq.nr_running;
+        rq.nr_running -= n;
+        if before >= 2 && rq.nr_running < 2 {
+            self.nr_overloaded -= 1;
+        }
+    }
+
     /// The scan cost of a placement is CPU time of whatever ran the wakeup.
     fn charge_scan(&mut self, this_cpu: u32) {
         let cost = std::mem::take(&mut self.scan_cost_pending);
@@ -547,6 +595,9 @@ impl Sched {
         }
         self.trace(Record::Switch { cpu, prev, next, voluntary: prev_state != PrevState::Running });
         self.rqs[cpu as usize].curr = next;
+        if (prev == NIL) != (next == NIL) {
+            self.idle_transition(cpu, next == NIL);
+        }
         if next == NIL {
             // set_next_task_idle(): the CPU is idle from now; its core may be
             // fully idle.

@@ -103,6 +103,8 @@ pub struct LlcShared {
     pub overloaded: CpuMask,
     /// SIS_PROP's `sd_llc->avg_scan_cost` (ns).
     pub avg_scan_cost: u64,
+    /// `nr_busy_cpus`: CPUs of the LLC not idle.
+    pub nr_busy_cpus: u32,
 }
 
 /// The scan of the wakeup in progress (written into the Placement record).
@@ -374,9 +376,13 @@ impl Sched {
                 return None;
             }
         }
-        let mut cpus = topo.spans[sd.span as usize].clone();
+        // The kernel's per-CPU select_rq_mask: a scratch mask, not an
+        // allocation per wakeup.
+        let mut cpus = std::mem::take(&mut self.select_mask);
+        cpus.copy_from(&topo.spans[sd.span as usize]);
         cpus.and(&self.tasks[p as usize].affinity);
         if cpus.is_empty() {
+            self.select_mask = cpus;
             return None;
         }
         if self.feat.has(SIS_FILTER) && !has_idle_core {
@@ -397,6 +403,7 @@ impl Sched {
                 scanned += 1;
                 if let Some(core) = self.select_idle_core(cpu, &mut cpus, &mut idle_cpu) {
                     self.finish_scan(scanned, ScanEnd::Found);
+                    self.select_mask = cpus;
                     return Some(core);
                 }
             } else {
@@ -425,6 +432,7 @@ impl Sched {
             self.sis_prop_account(this_cpu, scanned);
         }
         self.finish_scan(scanned, end);
+        self.select_mask = cpus;
         idle_cpu
     }
 
@@ -445,7 +453,8 @@ impl Sched {
     /// `core` idle? Remembers the first idle (or sched-idle) CPU seen as a
     /// fallback and drops the core's siblings from the scan.
     fn select_idle_core(&mut self, core: u32, cpus: &mut CpuMask, idle_cpu: &mut Option<u32>) -> Option<u32> {
-        let smt = self.topo.spans[self.topo.smt_span[core as usize] as usize].clone();
+        let topo = self.topo.clone();
+        let smt = &topo.spans[topo.smt_span[core as usize] as usize];
         let mut idle = true;
         for cpu in smt.iter() {
             if !self.available_idle_cpu(cpu) {
@@ -467,7 +476,7 @@ impl Sched {
         if idle {
             return Some(core);
         }
-        cpus.andnot(&smt);
+        cpus.andnot(smt);
         None
     }
 

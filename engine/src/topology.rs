@@ -91,6 +91,8 @@ pub struct Topology {
     pub cpus: Vec<CpuInfo>,
     /// Every distinct CPU set the domains and groups use.
     pub spans: Vec<CpuMask>,
+    /// Physical cores in each span (`sg->cores`).
+    pub span_cores: Vec<u32>,
     /// Per CPU, its domains from the lowest level up (degenerate levels
     /// removed).
     pub domains: Vec<Vec<Domain>>,
@@ -140,12 +142,24 @@ impl Topology {
             threads_per_core,
             cpus,
             spans: Vec::new(),
+            span_cores: Vec::new(),
             domains: Vec::new(),
             sd_llc: Vec::new(),
             llc_span: Vec::new(),
             smt_span: Vec::new(),
         };
         t.build_domains();
+        t.span_cores = t
+            .spans
+            .iter()
+            .map(|s| {
+                let mut cores: Vec<u32> = s.iter().map(|c| t.cpus[c as usize].core).collect();
+                cores.dedup();
+                cores.sort_unstable();
+                cores.dedup();
+                cores.len() as u32
+            })
+            .collect();
         t
     }
 

@@ -102,6 +102,37 @@ fn refuses_what_it_cannot_run() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A negative nice needs CAP_SYS_NICE: without it (dropped from the
+/// child's bounding set when the test runs as root) validation must stop
+/// and say so.
+#[cfg(target_os = "linux")]
+#[test]
+fn missing_permission_is_reported() {
+    use std::os::unix::process::CommandExt;
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let path = std::env::temp_dir().join(format!("schedlab-validate-nice-{}.toml", std::process::id()));
+    std::fs::write(&path, "[[task]]\nname = \"eager\"\nnice = -5\naffinity = \"0\"\nprogram = \"run\"\n").unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_schedlab"));
+    cmd.args(["validate", path.to_str().unwrap(), "--duration", "200ms", "--reps", "1"]).env_remove("SCHEDLAB_VALIDATE_INJECT");
+    const CAP_SYS_NICE: libc::c_ulong = 23;
+    // SAFETY: between fork and exec only prctl() runs; it drops
+    // CAP_SYS_NICE from the bounding set, so the exec'd program lacks it
+    // even as root (and RLIMIT_NICE stays at its default of 0).
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_CAPBSET_DROP, CAP_SYS_NICE, 0, 0, 0) != 0 && libc::geteuid() == 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().expect("run schedlab");
+    std::fs::remove_file(&path).ok();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("eager: nice -5") && stderr.contains("permission denied"), "{stderr}");
+}
+
 #[test]
 fn a_failing_worker_ends_the_run_and_restores_autogroup() {
     if !on_linux("a_failing_worker_ends_the_run_and_restores_autogroup") {

@@ -40,7 +40,7 @@ pub(crate) fn queue(s: &mut Sched, weight: u64, vruntime: u64, deadline: u64) ->
     s.tasks[t as usize].on_rq = true;
     s.__enqueue_entity(0, se);
     s.account_entity_enqueue(0, se);
-    s.rqs[0].nr_running += 1;
+    s.add_nr_running(0, 1);
     se
 }
 

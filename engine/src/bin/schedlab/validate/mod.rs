@@ -110,7 +110,6 @@ impl Options {
                 "--cpu" => o.cpu = parse_cpu(&value("--cpu")?)?,
                 "--keep-autogroup" => o.keep_autogroup = true,
                 "--json" => o.json = true,
-                "-h" | "--help" => return Err(USAGE.to_string()),
                 s if s.starts_with("--") => return Err(format!("unknown option `{s}`\n{USAGE}")),
                 s if o.path.is_empty() => o.path = s.to_string(),
                 s => return Err(format!("more than one scenario given (`{s}`)")),
@@ -161,6 +160,9 @@ pub struct Report {
 
 /// Runs `schedlab validate` with command-line arguments.
 pub fn cmd(args: &[String]) -> Result<String, String> {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        return Ok(format!("{USAGE}\n"));
+    }
     let opts = Options::parse(args)?;
     let text = if opts.path == "-" {
         let mut s = String::new();
