@@ -86,7 +86,11 @@ pub fn config(sc: &Scenario, ov: &Overrides) -> Result<Config, ScenarioError> {
         Some(TunableScaling::Linear) => Scaling::Linear,
         _ => Scaling::Log,
     };
-    let tunables = Tunables::new(hz, preset.base_slice_normalized, scaling, cpus, sc.sim.base_slice.map(|(v, _)| v));
+    let mut tunables = Tunables::new(hz, preset.base_slice_normalized, scaling, cpus, sc.sim.base_slice.map(|(v, _)| v));
+    let c = sc.sim.costs;
+    tunables.cost_context_switch = c.context_switch.unwrap_or(tunables.cost_context_switch);
+    tunables.cost_migration = c.migration.unwrap_or(tunables.cost_migration);
+    tunables.cost_scan = c.scan.unwrap_or(tunables.cost_scan);
     Ok(Config {
         kernel: preset.name.to_string(),
         features,
@@ -113,6 +117,7 @@ fn topology(t: &scenario::Topology) -> Result<Topology, ScenarioError> {
 pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation, Config), ScenarioError> {
     let cfg = config(sc, ov)?;
     let mut sched = Sched::new(cfg.topology.clone(), cfg.features, cfg.tunables);
+    let group_ids = add_groups(&mut sched, &sc.groups);
     let mut info = Static {
         task_names: Vec::new(),
         programs: Vec::new(),
@@ -141,13 +146,46 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
         info.programs.push(prog);
         let prog_id = info.programs.len() as u32 - 1;
         for k in 0..spec.count {
-            sched.add_task(affinity.clone(), spec.nice, spec.policy, spec.slice);
+            let tg = spec.group.as_ref().and_then(|g| group_ids.iter().find(|(n, _)| *n == g.name)).map_or(crate::rbtree::NIL, |&(_, id)| id);
+            let t = sched.add_task_in(affinity.clone(), spec.nice, spec.policy, spec.slice, tg);
+            sched.tasks[t as usize].want_preempt = spec.want_preempt;
             info.task_names.push(if spec.count == 1 { spec.name.clone() } else { format!("{}.{k}", spec.name) });
             info.task_prog.push(prog_id);
             info.task_start.push(spec.start);
         }
     }
     Ok((Simulation::new(sched, info, mode), cfg))
+}
+
+/// Creates the scenario's groups, parents first (the parser has checked
+/// that every parent exists and there is no cycle). Returns name → id.
+fn add_groups(sched: &mut Sched, groups: &[scenario::GroupSpec]) -> Vec<(String, u32)> {
+    let mut ids: Vec<(String, u32)> = Vec::new();
+    while ids.len() < groups.len() {
+        let before = ids.len();
+        for g in groups {
+            if ids.iter().any(|(n, _)| *n == g.name) {
+                continue;
+            }
+            let parent = match &g.parent {
+                None => crate::rbtree::NIL,
+                Some(p) => match ids.iter().find(|(n, _)| *n == p.name) {
+                    Some(&(_, id)) => id,
+                    None => continue,
+                },
+            };
+            let shares = match g.shares {
+                Some(s) => crate::weight::scale_load(s),
+                None => crate::group::shares_from_weight(g.weight),
+            };
+            let id = sched.add_group(&g.name, parent, shares, g.idle);
+            ids.push((g.name.clone(), id));
+        }
+        if ids.len() == before {
+            break;
+        }
+    }
+    ids
 }
 
 /// Parses and builds in one go.

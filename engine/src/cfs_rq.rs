@@ -67,6 +67,13 @@ pub struct CfsRq {
     pub avg: crate::pelt::SchedAvg,
     /// Averages of tasks that left while asleep, not yet subtracted.
     pub removed: crate::load_avg::Removed,
+    /// The task group this queue belongs to (NIL: root).
+    pub tg: u32,
+    /// The group is `cpu.idle` (`cfs_rq_is_idle()`).
+    pub idle: bool,
+    /// What this queue last added to `tg->load_avg`, and when.
+    pub tg_load_avg_contrib: i64,
+    pub last_update_tg_load_avg: u64,
 }
 
 impl CfsRq {
@@ -89,6 +96,10 @@ impl CfsRq {
             owner,
             avg: Default::default(),
             removed: Default::default(),
+            tg: NIL,
+            idle: false,
+            tg_load_avg_contrib: 0,
+            last_update_tg_load_avg: 0,
         }
     }
 }

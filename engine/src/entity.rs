@@ -44,6 +44,8 @@ pub struct SchedEntity {
     pub idle: bool,
     /// PELT averages (`se->avg`).
     pub avg: crate::pelt::SchedAvg,
+    /// For a group entity, its task group (NIL for tasks).
+    pub tg: u32,
 }
 
 impl SchedEntity {
@@ -70,6 +72,7 @@ impl SchedEntity {
             task,
             idle,
             avg: Default::default(),
+            tg: NIL,
         }
     }
 

@@ -290,6 +290,7 @@ impl Sched {
         }
         self.update_curr(q);
         self.update_load_avg(q, se, UPDATE_TG | DO_ATTACH);
+        self.update_cfs_group(se);
         if !is_curr {
             self.place_entity(q, se, flags);
         }
@@ -393,6 +394,7 @@ impl Sched {
         }
         self.ents[se as usize].on_rq = false;
         self.account_entity_dequeue(q, se);
+        self.update_cfs_group(se);
 
         // v0 may advance now that this entity no longer holds it back —
         // except for a save/restore round trip, which would be penalised.
@@ -517,7 +519,7 @@ impl Sched {
             self.requeue_delayed_entity(se);
             return;
         }
-        let h_nr_idle = (self.tasks[task as usize].policy == Policy::Idle) as u32;
+        let mut h_nr_idle = (self.tasks[task as usize].policy == Policy::Idle) as u32;
         let mut flags = flags;
         let mut slice = 0u64;
         let mut s = se;
@@ -542,11 +544,15 @@ impl Sched {
             cfs.h_nr_runnable += 1;
             cfs.h_nr_queued += 1;
             cfs.h_nr_idle += h_nr_idle;
+            if cfs.idle {
+                h_nr_idle = 1;
+            }
             flags = ENQUEUE_WAKEUP;
             s = self.ents[s as usize].parent;
         }
         while s != NIL {
             let q = self.ents[s as usize].cfs_rq;
+            self.update_group_entity(s);
             if slice != 0 {
                 self.ents[s as usize].slice = slice;
                 if self.cfs_rqs[q as usize].curr != s {
@@ -559,6 +565,9 @@ impl Sched {
             cfs.h_nr_runnable += 1;
             cfs.h_nr_queued += 1;
             cfs.h_nr_idle += h_nr_idle;
+            if cfs.idle {
+                h_nr_idle = 1;
+            }
             s = self.ents[s as usize].parent;
         }
         self.add_nr_running(cpu, 1);
@@ -572,7 +581,7 @@ impl Sched {
         let task_delayed = flags & DEQUEUE_DELAYED != 0;
         let is_task = self.ents[se as usize].is_task();
         let task = self.ents[se as usize].task;
-        let (h_nr_queued, h_nr_idle, h_nr_runnable) = if is_task {
+        let (h_nr_queued, mut h_nr_idle, h_nr_runnable) = if is_task {
             let idle = (self.tasks[task as usize].policy == Policy::Idle) as u32;
             let runnable = (task_sleep || task_delayed || !self.ents[se as usize].sched_delayed) as u32;
             (1, idle, runnable)
@@ -595,6 +604,9 @@ impl Sched {
             cfs.h_nr_runnable -= h_nr_runnable;
             cfs.h_nr_queued -= h_nr_queued;
             cfs.h_nr_idle -= h_nr_idle;
+            if cfs.idle {
+                h_nr_idle = h_nr_queued;
+            }
             if cfs.load.weight != 0 {
                 slice = self.cfs_rq_min_slice(q);
                 s = self.ents[s as usize].parent;
@@ -611,6 +623,7 @@ impl Sched {
         }
         while s != NIL {
             let q = self.ents[s as usize].cfs_rq;
+            self.update_group_entity(s);
             if self.feat.has(CUSTOM_SLICE) {
                 self.ents[s as usize].slice = slice;
                 if self.cfs_rqs[q as usize].curr != s {
@@ -623,6 +636,9 @@ impl Sched {
             cfs.h_nr_runnable -= h_nr_runnable;
             cfs.h_nr_queued -= h_nr_queued;
             cfs.h_nr_idle -= h_nr_idle;
+            if cfs.idle {
+                h_nr_idle = h_nr_queued;
+            }
             s = self.ents[s as usize].parent;
         }
         self.sub_nr_running(cpu, h_nr_queued);
@@ -868,6 +884,7 @@ impl Sched {
             let q = self.ents[se as usize].cfs_rq;
             self.update_curr(q);
             self.update_load_avg(q, se, UPDATE_TG);
+            self.update_cfs_group(se);
             se = self.ents[se as usize].parent;
         }
     }

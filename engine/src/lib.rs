@@ -13,6 +13,7 @@ pub mod cpumask;
 pub mod entity;
 pub mod fair;
 pub mod features;
+pub mod group;
 pub mod hist;
 pub mod kernel;
 pub mod load_avg;

@@ -3,8 +3,10 @@
 //! that move between CPUs, and the CPU-level signals the balancer and
 //! wakeup placement read (`cpu_util_cfs()`, `cpu_load()`, `cpu_runnable()`).
 //!
-//! schedlab models the root task group only here (no cgroup propagation);
-//! the PELT clock is `rq_clock_task()` (a symmetric machine without
+//! Each queue's averages come from its own weight and running state; the
+//! kernel's propagation of a child queue's attach/detach into the group
+//! entity above (`propagate_entity_load_avg()`) is not modelled. The PELT
+//! clock is `rq_clock_task()` (a symmetric machine without
 //! frequency invariance, so `rq_clock_pelt()` equals it).
 
 use crate::features::Feature;
@@ -33,10 +35,13 @@ impl Sched {
     /// Mirrors `__update_load_avg_se()` (pelt.c).
     fn update_load_avg_se(&mut self, now: u64, q: u32, se: u32) {
         let curr = self.cfs_rqs[q as usize].curr == se;
+        let my_q = self.ents[se as usize].my_q;
+        // se_runnable(): a task is runnable while queued; a group entity
+        // counts its queue's runnable tasks.
+        let runnable = if my_q == NIL { self.ents[se as usize].on_rq as u64 } else { self.cfs_rqs[my_q as usize].h_nr_runnable as u64 };
         let e = &mut self.ents[se as usize];
         let on_rq = e.on_rq as u64;
-        // se_runnable(): a task is runnable while queued (delayed or not).
-        if e.avg.update_sum(now, on_rq, on_rq, curr) {
+        if e.avg.update_sum(now, on_rq, runnable, curr) {
             let w = e.weight();
             e.avg.update_avg(w);
             e.avg.util_changed();
@@ -69,11 +74,15 @@ impl Sched {
         if self.ents[se as usize].avg.last_update_time != 0 && flags & SKIP_AGE_LOAD == 0 {
             self.update_load_avg_se(now, q, se);
         }
-        self.update_cfs_rq_load_avg(now, q);
+        let decayed = self.update_cfs_rq_load_avg(now, q);
         if self.ents[se as usize].avg.last_update_time == 0 && flags & DO_ATTACH != 0 {
             self.attach_entity_load_avg(q, se);
+            self.update_tg_load_avg(q);
         } else if flags & DO_DETACH != 0 {
             self.detach_entity_load_avg(q, se);
+            self.update_tg_load_avg(q);
+        } else if decayed && flags & UPDATE_TG != 0 {
+            self.update_tg_load_avg(q);
         }
     }
 
@@ -207,8 +216,4 @@ impl Sched {
         self.update_cfs_rq_load_avg(now, q);
     }
 
-    /// `task_h_load()` for the root group: the task's load_avg.
-    pub fn task_h_load(&self, task: u32) -> u64 {
-        self.ents[self.tasks[task as usize].se as usize].avg.load_avg
-    }
 }

@@ -177,6 +177,32 @@ pub struct Scenario {
     pub sim: Sim,
     pub topology: Topology,
     pub tasks: Vec<TaskSpec>,
+    pub groups: Vec<GroupSpec>,
+}
+
+/// `[[group]]`: a cpu cgroup (task group) with its weight.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupSpec {
+    /// Same rules as task names; unique among groups.
+    pub name: String,
+    /// The parent group (None: the root group).
+    pub parent: Option<Named>,
+    /// cgroup v2 `cpu.weight` (1..=10000, default 100), or v1 `cpu.shares`
+    /// given as `shares` (2..=262144), already converted to a v2 weight
+    /// is not exact, so both are kept: shares wins when given.
+    pub weight: u32,
+    pub shares: Option<u64>,
+    /// `cpu.idle`: the group is SCHED_IDLE to its siblings.
+    pub idle: bool,
+    pub pos: Pos,
+}
+
+/// Cost overrides (`[sim] costs = { ... }`), ns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Costs {
+    pub context_switch: Option<u64>,
+    pub migration: Option<u64>,
+    pub scan: Option<u64>,
 }
 
 /// Defaults for `[sim]`.
@@ -216,6 +242,7 @@ pub struct Sim {
     /// ns, 100us..=100ms.
     pub base_slice: Option<(u64, Pos)>,
     pub tunable_scaling: Option<(TunableScaling, Pos)>,
+    pub costs: Costs,
 }
 
 /// sysctl_sched_tunable_scaling.
@@ -254,6 +281,11 @@ pub struct TaskSpec {
     /// ns: when the task is created (forked).
     pub start: u64,
     pub program: Program,
+    /// The task's cgroup (None: the root group).
+    pub group: Option<Named>,
+    /// The "wants to be wakeup-preempted" hint (a negative slice in the
+    /// seed 003 reply's proposal).
+    pub want_preempt: bool,
     /// Of the `[[task]]` header (JSON: the object's `{`).
     pub pos: Pos,
 }
@@ -636,7 +668,7 @@ pub(crate) fn suggest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str>
 // ---------------------------------------------------------------------------
 
 const TOP_KEYS: [&str; 5] = ["sim", "topology", "task", "workload", "group"];
-const SIM_KEYS: [&str; 8] = [
+const SIM_KEYS: [&str; 9] = [
     "duration",
     "seed",
     "kernel",
@@ -645,7 +677,10 @@ const SIM_KEYS: [&str; 8] = [
     "features",
     "base_slice",
     "tunable_scaling",
+    "costs",
 ];
+const COST_KEYS: [&str; 3] = ["context_switch", "migration", "scan"];
+const GROUP_KEYS: [&str; 5] = ["name", "parent", "weight", "shares", "idle"];
 const TOPOLOGY_KEYS: [&str; 5] = [
     "preset",
     "sockets",
@@ -653,8 +688,8 @@ const TOPOLOGY_KEYS: [&str; 5] = [
     "cores_per_llc",
     "threads_per_core",
 ];
-const TASK_KEYS: [&str; 8] = [
-    "name", "count", "nice", "policy", "slice", "affinity", "start", "program",
+const TASK_KEYS: [&str; 10] = [
+    "name", "count", "nice", "policy", "slice", "affinity", "start", "program", "group", "want_preempt",
 ];
 
 type R<T> = Result<T, ScenarioError>;
@@ -874,6 +909,7 @@ impl Cx<'_, '_> {
         let mut sim = None;
         let mut topology = None;
         let mut tasks: Vec<ParsedTask> = Vec::new();
+        let mut groups: Vec<GroupSpec> = Vec::new();
         for e in entries {
             match e.key.as_str() {
                 "sim" => sim = Some(self.sim(&e.value)?),
@@ -882,7 +918,7 @@ impl Cx<'_, '_> {
                 "workload" => {
                     return Err(self.not_yet(e, "kind", "workload macros are not supported yet"))
                 }
-                "group" => return Err(self.not_yet(e, "", "task groups are not supported yet")),
+                "group" => groups = self.groups(&e.value)?,
                 _ => return Err(self.unknown_key("", "at the top level", e, &TOP_KEYS)),
             }
         }
@@ -896,10 +932,12 @@ impl Cx<'_, '_> {
             pos: Pos::START,
         });
         check_wakes(&tasks)?;
+        check_groups(&groups, &tasks)?;
         Ok(Scenario {
             sim,
             topology,
             tasks: tasks.into_iter().map(|t| t.spec).collect(),
+            groups,
         })
     }
 
@@ -1036,6 +1074,18 @@ impl Cx<'_, '_> {
                     };
                     sim.tunable_scaling = Some((t, self.pos(v.start)));
                 }
+                "costs" => {
+                    for c in self.table(v, &key)? {
+                        let ckey = join(&key, &c.key);
+                        let d = Some(self.duration(&c.value, &ckey)?);
+                        match c.key.as_str() {
+                            "context_switch" => sim.costs.context_switch = d,
+                            "migration" => sim.costs.migration = d,
+                            "scan" => sim.costs.scan = d,
+                            _ => return Err(self.unknown_key(&key, "in sim.costs", c, &COST_KEYS)),
+                        }
+                    }
+                }
                 _ => return Err(self.unknown_key("sim", "in [sim]", e, &SIM_KEYS)),
             }
         }
@@ -1169,6 +1219,8 @@ impl Cx<'_, '_> {
         let mut slice = None;
         let mut affinity = None;
         let mut start = 0;
+        let mut group = None;
+        let mut want_preempt = false;
         let mut program: Option<(Program, Vec<(String, Pos)>)> = None;
         for e in entries {
             let key = join(&base, &e.key);
@@ -1203,6 +1255,8 @@ impl Cx<'_, '_> {
                 "affinity" => affinity = Some((self.cpulist(v, &key)?, self.pos(v.start))),
                 "start" => start = self.duration(v, &key)?,
                 "program" => program = Some(self.program(v, &key)?),
+                "group" => group = Some(self.named(v, &key, "a group name (string)")?),
+                "want_preempt" => want_preempt = self.boolean(v, &key)?,
                 _ => return Err(self.unknown_key(&base, "in [[task]]", e, &TASK_KEYS)),
             }
         }
@@ -1224,6 +1278,8 @@ impl Cx<'_, '_> {
             affinity,
             start,
             program,
+            group,
+            want_preempt,
             pos,
         };
         Ok(ParsedTask {
@@ -1231,6 +1287,55 @@ impl Cx<'_, '_> {
             wakes,
             name_pos,
         })
+    }
+
+    // -- [[group]] ----------------------------------------------------------
+
+    fn groups(&self, v: &Value) -> R<Vec<GroupSpec>> {
+        let items = match &v.kind {
+            Kind::Array(items) => items,
+            _ => return Err(self.err("group", v, format!("`group` must be an array of groups, found {}", self.type_name(v)))),
+        };
+        let mut out: Vec<GroupSpec> = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let base = format!("group[{i}]");
+            let entries = self.table(item, &base)?;
+            let pos = self.pos(item.start);
+            let mut g = GroupSpec { name: String::new(), parent: None, weight: 100, shares: None, idle: false, pos };
+            let mut name_pos = None;
+            for e in entries {
+                let key = join(&base, &e.key);
+                let v = &e.value;
+                match e.key.as_str() {
+                    "name" => {
+                        let s = self.string(v, &key, "a group name (string)")?;
+                        check_task_name(s).map_err(|m| self.err(&key, v, m.replace("task", "group")))?;
+                        g.name = s.to_string();
+                        name_pos = Some(self.pos(v.start));
+                    }
+                    "parent" => g.parent = Some(self.named(v, &key, "the parent group's name")?),
+                    "weight" => g.weight = self.u32_in(v, &key, 1, 10_000)?,
+                    "shares" => g.shares = Some(self.u32_in(v, &key, 2, 262_144)? as u64),
+                    "idle" => g.idle = self.boolean(v, &key)?,
+                    _ => return Err(self.unknown_key(&base, "in [[group]]", e, &GROUP_KEYS)),
+                }
+            }
+            let Some(np) = name_pos else {
+                return Err(ScenarioError::new(format!("{base}.name"), Some(pos), "group is missing required key `name`"));
+            };
+            if let Some(j) = out.iter().position(|o| o.name == g.name) {
+                return Err(ScenarioError::new(format!("{base}.name"), Some(np), format!("duplicate group name `{}` (already used by group[{j}])", g.name)));
+            }
+            out.push(g);
+        }
+        Ok(out)
+    }
+
+    fn boolean(&self, v: &Value, key: &str) -> R<bool> {
+        match &v.kind {
+            Kind::Bool(b) => Ok(*b),
+            _ => Err(self.err(key, v, format!("expected true or false, found {}", self.describe(v)))),
+        }
     }
 
     fn cpulist(&self, v: &Value, key: &str) -> R<CpuList> {
@@ -1296,6 +1401,7 @@ impl Sim {
             features: Vec::new(),
             base_slice: None,
             tunable_scaling: None,
+            costs: Costs::default(),
         }
     }
 }
@@ -1334,6 +1440,49 @@ fn check_task_name(s: &str) -> Result<(), String> {
 
 /// Every `wake TASK` must name a task: "name" for a task with count 1,
 /// "name.K" with K < count otherwise.
+/// Group parents and task groups must name existing groups, and the
+/// hierarchy must not loop.
+fn check_groups(groups: &[GroupSpec], tasks: &[ParsedTask]) -> Result<(), ScenarioError> {
+    let names: Vec<&str> = groups.iter().map(|g| g.name.as_str()).collect();
+    let unknown = |n: &Named| {
+        let mut msg = format!("no group named `{}`", n.name);
+        if let Some(s) = suggest(&n.name, &names) {
+            msg.push_str(&format!("; did you mean `{s}`?"));
+        }
+        ScenarioError::at(n, msg)
+    };
+    for g in groups {
+        if let Some(p) = &g.parent {
+            if !names.contains(&p.name.as_str()) {
+                return Err(unknown(p));
+            }
+        }
+        // Follow parents: more steps than groups means a cycle.
+        let mut cur = g;
+        for _ in 0..=groups.len() {
+            match &cur.parent {
+                None => break,
+                Some(p) => match groups.iter().find(|x| x.name == p.name) {
+                    Some(next) if next.name == g.name => {
+                        let at = g.parent.as_ref().unwrap_or(p);
+                        return Err(ScenarioError::at(at, format!("group `{}` would be its own ancestor", g.name)));
+                    }
+                    Some(next) => cur = next,
+                    None => break,
+                },
+            }
+        }
+    }
+    for t in tasks {
+        if let Some(gname) = &t.spec.group {
+            if !names.contains(&gname.name.as_str()) {
+                return Err(unknown(gname));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn check_wakes(tasks: &[ParsedTask]) -> R<()> {
     let names: Vec<&str> = tasks.iter().map(|t| t.spec.name.as_str()).collect();
     let counts: HashMap<&str, u32> = tasks

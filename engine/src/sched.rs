@@ -82,6 +82,10 @@ pub struct Task {
     /// CPU time the task owes before its program moves on: context-switch,
     /// migration (cache refill) and wakeup-scan costs.
     pub overhead: u64,
+    /// The task's group (NIL: root).
+    pub tg: u32,
+    /// The seed 003 reply's "wants to be wakeup-preempted" hint.
+    pub want_preempt: bool,
     /// Links in its CPU's `cfs_tasks` list (most recently used first).
     pub lru_prev: u32,
     pub lru_next: u32,
@@ -149,6 +153,8 @@ pub enum PrevState {
 #[derive(Clone, Debug)]
 pub struct Sched {
     pub topo: Rc<Topology>,
+    /// Task groups (cgroups); the root group is implicit (NIL).
+    pub groups: Vec<crate::group::TaskGroup>,
     pub ents: Vec<SchedEntity>,
     pub nodes: Vec<RbNode>,
     pub cfs_rqs: Vec<CfsRq>,
@@ -232,6 +238,7 @@ impl Sched {
         let sd = topo.domains.iter().map(|doms| doms.iter().map(DomainState::new).collect()).collect();
         Sched {
             topo,
+            groups: Vec::new(),
             llc,
             sd,
             sis: SisStats::default(),
@@ -265,11 +272,19 @@ impl Sched {
     /// its id. Mirrors `__sched_fork()` + `set_load_weight()`. It will be
     /// forked from the first CPU of its affinity.
     pub fn add_task(&mut self, affinity: Rc<CpuMask>, nice: i32, policy: Policy, custom_slice: Option<u64>) -> u32 {
+        self.add_task_in(affinity, nice, policy, custom_slice, NIL)
+    }
+
+    /// `add_task()` into task group `tg` (NIL: the root group).
+    pub fn add_task_in(&mut self, affinity: Rc<CpuMask>, nice: i32, policy: Policy, custom_slice: Option<u64>, tg: u32) -> u32 {
         let cpu = affinity.first();
         let id = self.tasks.len() as u32;
         let se = self.ents.len() as u32;
         let idle = policy == Policy::Idle;
-        let mut e = SchedEntity::new_task(id, LoadWeight::for_task(nice, idle), self.tun.base_slice, self.rqs[cpu as usize].cfs, idle);
+        let (q, parent, depth) = self.group_queue(tg, cpu);
+        let mut e = SchedEntity::new_task(id, LoadWeight::for_task(nice, idle), self.tun.base_slice, q, idle);
+        e.parent = parent;
+        e.depth = depth;
         if let Some(slice) = custom_slice.filter(|_| self.feat.has(crate::features::Feature::CUSTOM_SLICE)) {
             e.custom_slice = true;
             e.slice = clamp_slice(slice);
@@ -285,6 +300,8 @@ impl Sched {
             recent_used_cpu: NIL,
             waker: Waker { last_wakee: NIL, ..Default::default() },
             overhead: 0,
+            tg,
+            want_preempt: false,
             lru_prev: NIL,
             lru_next: NIL,
             state: TaskState::New,
@@ -392,8 +409,12 @@ impl Sched {
     /// `set_task_rq()`: the task's entity now belongs to `cpu`'s queue.
     fn set_task_rq(&mut self, p: u32, cpu: u32) {
         self.tasks[p as usize].cpu = cpu;
+        let (q, parent, depth) = self.group_queue(self.tasks[p as usize].tg, cpu);
         let se = self.tasks[p as usize].se;
-        self.ents[se as usize].cfs_rq = self.rqs[cpu as usize].cfs;
+        let e = &mut self.ents[se as usize];
+        e.cfs_rq = q;
+        e.parent = parent;
+        e.depth = depth;
     }
 
     /// Mirrors `set_task_cpu()` → `migrate_task_rq_fair()` (core.c, fair.c,

@@ -113,7 +113,11 @@ impl Sched {
         EntityView {
             entity: se,
             task: opt(e.task),
-            name: names.get(e.task as usize).cloned().unwrap_or_else(|| format!("group se {se}")),
+            name: match names.get(e.task as usize) {
+                Some(n) => n.clone(),
+                None if e.tg != NIL => format!("[{}]", self.groups[e.tg as usize].name),
+                None => format!("se {se}"),
+            },
             vruntime: e.vruntime,
             deadline: e.deadline,
             vlag,

@@ -666,8 +666,34 @@ fn workload_and_group_rejected() {
         p(1, 29),
         "workload macros are not supported yet",
     );
-    let e = err("\n[[group]]\nname = \"g\"\n");
-    assert_err(&e, "group[0]", p(2, 1), "task groups are not supported yet");
+}
+
+#[test]
+fn groups_parse_and_check_names() {
+    let sc = parse(
+        "[[group]]\nname = \"db\"\nweight = 200\n[[group]]\nname = \"web\"\nparent = \"db\"\nshares = 512\nidle = true\n\
+         [[task]]\nname = \"t\"\ngroup = \"web\"\nwant_preempt = true\nprogram = \"run\"\n",
+    )
+    .unwrap();
+    assert_eq!(sc.groups.len(), 2);
+    assert_eq!((sc.groups[0].weight, sc.groups[0].shares), (200, None));
+    assert_eq!(sc.groups[1].parent.as_ref().map(|n| n.name.as_str()), Some("db"));
+    assert_eq!((sc.groups[1].shares, sc.groups[1].idle), (Some(512), true));
+    assert_eq!(sc.tasks[0].group.as_ref().map(|n| n.name.as_str()), Some("web"));
+    assert!(sc.tasks[0].want_preempt);
+
+    let e = err("[[group]]\nname = \"a\"\nparent = \"b\"\n");
+    assert_err(&e, "group[0].parent", p(3, 10), "no group named `b`");
+    let e = err("[[group]]\nname = \"a\"\nparent = \"b\"\n[[group]]\nname = \"b\"\nparent = \"a\"\n");
+    assert_err(&e, "group[0].parent", p(3, 10), "group `a` would be its own ancestor");
+    let e = err("[[group]]\nname = \"web\"\n[[task]]\nname = \"t\"\ngroup = \"wbe\"\nprogram = \"run\"\n");
+    assert_err(&e, "task[0].group", p(5, 9), "no group named `wbe`; did you mean `web`?");
+    let e = err("[[group]]\nname = \"g\"\nweight = 0\n");
+    assert_eq!(e.key, "group[0].weight");
+    let e = err("[sim]\ncosts = { context_switch = \"2us\", scanner = \"1ns\" }\n");
+    assert_eq!(e.key, "sim.costs.scanner");
+    let sc = parse("[sim]\ncosts = { context_switch = \"2us\", scan = \"0ns\" }\n").unwrap();
+    assert_eq!((sc.sim.costs.context_switch, sc.sim.costs.scan, sc.sim.costs.migration), (Some(2000), Some(0), None));
 }
 
 // ---------------------------------------------------------------------------

@@ -71,6 +71,16 @@ pub(crate) fn random_scenario(r: &mut Rng) -> String {
         r.next_u64() >> 1,
         feats.join(", ")
     );
+    let ngroups = if r.uniform(0, 2) == 0 { r.uniform(1, 3) } else { 0 };
+    for g in 0..ngroups {
+        s += &format!("[[group]]\nname = \"g{g}\"\nweight = {}\n", pick(r, &[100u32, 50, 300, 1000]));
+        if g > 0 && r.uniform(0, 1) == 0 {
+            s += &format!("parent = \"g{}\"\n", r.uniform(0, g - 1));
+        }
+        if r.uniform(0, 5) == 0 {
+            s += "idle = true\n";
+        }
+    }
     let max_tasks = if cpus > 8 { 12 } else { 7 };
     for i in 0..r.uniform(1, max_tasks) {
         s += &format!("[[task]]\nname = \"t{i}\"\ncount = {}\nnice = {}\n", r.uniform(1, 3), *pick(r, &[0i64, 0, 0, -5, 5, 19, -20]));
@@ -80,6 +90,9 @@ pub(crate) fn random_scenario(r: &mut Rng) -> String {
         }
         if r.uniform(0, 3) == 0 {
             s += &format!("start = \"{}us\"\n", r.uniform(0, 20_000));
+        }
+        if ngroups > 0 && r.uniform(0, 2) > 0 {
+            s += &format!("group = \"g{}\"\n", r.uniform(0, ngroups - 1));
         }
         if cpus > 1 && r.uniform(0, 3) == 0 {
             let a = r.uniform(0, cpus - 1);
@@ -96,71 +109,12 @@ pub(crate) fn check(sim: &Simulation) -> Result<(), String> {
     let s: &Sched = &sim.state.sched;
     // A scratch copy for the picks (they count statistics as they go).
     let mut scratch: Option<Sched> = None;
+    for q in 0..s.cfs_rqs.len() as u32 {
+        check_queue(s, q, &mut scratch)?;
+    }
     for (cpu, rq) in s.rqs.iter().enumerate() {
         let q = rq.cfs;
         let cfs = &s.cfs_rqs[q as usize];
-        cfs.tree.check(&s.nodes)?;
-        // The tree's copies of the keys match the entities.
-        let dl_tree = s.feat.has(Feature::DEADLINE_TREE);
-        let mut queued: Vec<u32> = cfs.tree.iter(&s.nodes).collect();
-        for &se in &queued {
-            let (e, n) = (&s.ents[se as usize], &s.nodes[se as usize]);
-            let (k, v) = if dl_tree { (e.deadline, e.vruntime) } else { (e.vruntime, e.deadline) };
-            if (n.key, n.val) != (k, v) || !e.on_rq {
-                return Err(format!("cpu {cpu}: stale tree node for entity {se}"));
-            }
-        }
-        if cfs.curr != NIL && s.ents[cfs.curr as usize].on_rq {
-            queued.push(cfs.curr);
-        }
-        if queued.len() as u32 != cfs.nr_queued {
-            return Err(format!("cpu {cpu}: nr_queued {} but {} entities queued", cfs.nr_queued, queued.len()));
-        }
-        // The sums behind V are the sums of what is queued.
-        let (mut avg, mut load, mut w_total) = (0i64, 0i64, 0u64);
-        for &se in &queued {
-            let e = &s.ents[se as usize];
-            if se != cfs.curr {
-                avg += sdiff(e.vruntime, cfs.min_vruntime) * e.weight() as i64;
-                load += e.weight() as i64;
-            }
-            w_total += e.load.weight;
-        }
-        if (avg, load) != (cfs.avg_vruntime, cfs.avg_load) {
-            return Err(format!("cpu {cpu}: avg sums ({}, {}) != recomputed ({avg}, {load})", cfs.avg_vruntime, cfs.avg_load));
-        }
-        if w_total != cfs.load.weight {
-            return Err(format!("cpu {cpu}: load {} != Σ weights {w_total}", cfs.load.weight));
-        }
-        // Lag is conserved: Σ w_i (V − v_i) = 0 for the exact V; V is rounded
-        // down, so the sum lies in (−Σw, 0].
-        let v = s.avg_vruntime(q);
-        let wsum: i128 = queued.iter().map(|&se| s.ents[se as usize].weight() as i128).sum();
-        let lagsum: i128 = queued.iter().map(|&se| sdiff(v, s.ents[se as usize].vruntime) as i128 * s.ents[se as usize].weight() as i128).sum();
-        if !queued.is_empty() && (lagsum <= -wsum || lagsum > 0) {
-            return Err(format!("cpu {cpu}: Σ w·lag = {lagsum} outside (−{wsum}, 0]"));
-        }
-        // Eligible ⟺ v ≤ V.
-        for &se in &queued {
-            let e = &s.ents[se as usize];
-            let v_le_v = !before(v, e.vruntime);
-            if s.entity_eligible(q, se) != v_le_v {
-                return Err(format!("cpu {cpu}: entity {se} eligibility disagrees with V"));
-            }
-        }
-        // pick_eevdf() (unprotected) finds an eligible entity with the
-        // earliest deadline among the eligible ones.
-        if !queued.is_empty() {
-            let c = scratch.get_or_insert_with(|| s.clone());
-            let p = c.__pick_eevdf(q, false);
-            if p == NIL {
-                return Err(format!("cpu {cpu}: pick_eevdf found nothing among {} entities", queued.len()));
-            }
-            let best = queued.iter().filter(|&&se| s.entity_eligible(q, se)).map(|&se| s.ents[se as usize].deadline).reduce(|a, b| if before(b, a) { b } else { a });
-            if !s.entity_eligible(q, p) || Some(s.ents[p as usize].deadline) != best {
-                return Err(format!("cpu {cpu}: pick_eevdf chose {p}, not the earliest eligible deadline"));
-            }
-        }
         // No runnable task lost.
         let on_rq: Vec<usize> = (0..s.tasks.len()).filter(|&t| s.tasks[t].on_rq && s.tasks[t].cpu as usize == cpu).collect();
         if on_rq.len() as u32 != rq.nr_running || cfs.h_nr_queued != rq.nr_running {
@@ -172,7 +126,16 @@ pub(crate) fn check(sim: &Simulation) -> Result<(), String> {
         }
         if rq.curr != NIL {
             let t = &s.tasks[rq.curr as usize];
-            if t.state != TaskState::Running || cfs.curr != t.se || !t.on_rq {
+            // Every level from the task up is its queue's curr.
+            let mut se = t.se;
+            while se != NIL {
+                let sq = s.ents[se as usize].cfs_rq;
+                if s.cfs_rqs[sq as usize].curr != se {
+                    return Err(format!("cpu {cpu}: entity {se} of running task {} is not curr of queue {sq}", rq.curr));
+                }
+                se = s.ents[se as usize].parent;
+            }
+            if t.state != TaskState::Running || !t.on_rq {
                 return Err(format!("cpu {cpu}: running task {} is not curr", rq.curr));
             }
         } else if runnable > 0 {
@@ -196,7 +159,7 @@ pub(crate) fn check(sim: &Simulation) -> Result<(), String> {
     for (i, t) in s.tasks.iter().enumerate() {
         let e = &s.ents[t.se as usize];
         // Affinity is never violated, and a queued task is on its CPU's queue.
-        if t.on_rq && (!t.affinity.test(t.cpu) || e.cfs_rq != s.rqs[t.cpu as usize].cfs) {
+        if t.on_rq && (!t.affinity.test(t.cpu) || e.cfs_rq != s.group_queue(t.tg, t.cpu).0) {
             return Err(format!("task {i} queued on CPU {} outside its affinity {} or on another queue", t.cpu, t.affinity.to_list()));
         }
         let ok = match t.state {
@@ -205,6 +168,14 @@ pub(crate) fn check(sim: &Simulation) -> Result<(), String> {
             TaskState::Running => t.on_rq && e.on_rq,
             TaskState::Sleeping => t.on_rq == e.sched_delayed,
         };
+        // A queued task's ancestors are queued too.
+        let mut anc = e.parent;
+        while t.on_rq && anc != NIL {
+            if !s.ents[anc as usize].on_rq {
+                return Err(format!("task {i} is queued but its group entity {anc} is not"));
+            }
+            anc = s.ents[anc as usize].parent;
+        }
         if !ok || t.on_rq != e.on_rq {
             return Err(format!("task {i}: state {:?} with on_rq {} / entity on_rq {} delayed {}", t.state, t.on_rq, e.on_rq, e.sched_delayed));
         }
@@ -241,6 +212,75 @@ fn coverage_kind(r: &Record) -> &'static str {
         Record::Placement { .. } => "placement",
         Record::Migrate { .. } => "migrate",
     }
+}
+
+/// Checks one run queue (a CPU's root queue or a group's queue on a CPU):
+/// the tree, the sums behind V, lag conservation, eligibility and the pick.
+fn check_queue(s: &Sched, q: u32, scratch: &mut Option<Sched>) -> Result<(), String> {
+    let cfs = &s.cfs_rqs[q as usize];
+        cfs.tree.check(&s.nodes)?;
+        // The tree's copies of the keys match the entities.
+        let dl_tree = s.feat.has(Feature::DEADLINE_TREE);
+        let mut queued: Vec<u32> = cfs.tree.iter(&s.nodes).collect();
+        for &se in &queued {
+            let (e, n) = (&s.ents[se as usize], &s.nodes[se as usize]);
+            let (k, v) = if dl_tree { (e.deadline, e.vruntime) } else { (e.vruntime, e.deadline) };
+            if (n.key, n.val) != (k, v) || !e.on_rq {
+                return Err(format!("queue {q}: stale tree node for entity {se}"));
+            }
+        }
+        if cfs.curr != NIL && s.ents[cfs.curr as usize].on_rq {
+            queued.push(cfs.curr);
+        }
+        if queued.len() as u32 != cfs.nr_queued {
+            return Err(format!("queue {q}: nr_queued {} but {} entities queued", cfs.nr_queued, queued.len()));
+        }
+        // The sums behind V are the sums of what is queued.
+        let (mut avg, mut load, mut w_total) = (0i64, 0i64, 0u64);
+        for &se in &queued {
+            let e = &s.ents[se as usize];
+            if se != cfs.curr {
+                avg += sdiff(e.vruntime, cfs.min_vruntime) * e.weight() as i64;
+                load += e.weight() as i64;
+            }
+            w_total += e.load.weight;
+        }
+        if (avg, load) != (cfs.avg_vruntime, cfs.avg_load) {
+            return Err(format!("queue {q}: avg sums ({}, {}) != recomputed ({avg}, {load})", cfs.avg_vruntime, cfs.avg_load));
+        }
+        if w_total != cfs.load.weight {
+            return Err(format!("queue {q}: load {} != Σ weights {w_total}", cfs.load.weight));
+        }
+        // Lag is conserved: Σ w_i (V − v_i) = 0 for the exact V; V is rounded
+        // down, so the sum lies in (−Σw, 0].
+        let v = s.avg_vruntime(q);
+        let wsum: i128 = queued.iter().map(|&se| s.ents[se as usize].weight() as i128).sum();
+        let lagsum: i128 = queued.iter().map(|&se| sdiff(v, s.ents[se as usize].vruntime) as i128 * s.ents[se as usize].weight() as i128).sum();
+        if !queued.is_empty() && (lagsum <= -wsum || lagsum > 0) {
+            return Err(format!("queue {q}: Σ w·lag = {lagsum} outside (−{wsum}, 0]"));
+        }
+        // Eligible ⟺ v ≤ V.
+        for &se in &queued {
+            let e = &s.ents[se as usize];
+            let v_le_v = !before(v, e.vruntime);
+            if s.entity_eligible(q, se) != v_le_v {
+                return Err(format!("queue {q}: entity {se} eligibility disagrees with V"));
+            }
+        }
+        // pick_eevdf() (unprotected) finds an eligible entity with the
+        // earliest deadline among the eligible ones.
+        if !queued.is_empty() {
+            let c = scratch.get_or_insert_with(|| s.clone());
+            let p = c.__pick_eevdf(q, false);
+            if p == NIL {
+                return Err(format!("queue {q}: pick_eevdf found nothing among {} entities", queued.len()));
+            }
+            let best = queued.iter().filter(|&&se| s.entity_eligible(q, se)).map(|&se| s.ents[se as usize].deadline).reduce(|a, b| if before(b, a) { b } else { a });
+            if !s.entity_eligible(q, p) || Some(s.ents[p as usize].deadline) != best {
+                return Err(format!("queue {q}: pick_eevdf chose {p}, not the earliest eligible deadline"));
+            }
+        }
+    Ok(())
 }
 
 fn cases() -> u64 {

@@ -170,3 +170,35 @@ fn eligibility_is_exact_without_division() {
     // Σ(v_i−v0)w_i = 2048 ≥ (1−0)·3072 is false.
     assert!(!s.entity_eligible(0, b));
 }
+
+/// Group scheduling: two groups of equal weight on one CPU, one with a
+/// single hog and one with four. Each group entity weighs its group's
+/// shares (1024 when alone on the CPU), so the two group entities split the
+/// CPU 50/50, and inside the second group the four equal tasks split its
+/// half: 12.5 % each.
+#[test]
+fn groups_share_by_weight_then_tasks_within() {
+    for kernel in ["6.6", "6.12", "6.18"] {
+        let s = run_shares(&format!(
+            "[sim]\nduration = \"10s\"\nkernel = \"{kernel}\"\n[[group]]\nname = \"a\"\n[[group]]\nname = \"b\"\n\
+             [[task]]\nname = \"solo\"\ngroup = \"a\"\nprogram = \"run\"\n[[task]]\nname = \"many\"\ncount = 4\ngroup = \"b\"\nprogram = \"run\"\n"
+        ));
+        assert!((s[0] - 0.5).abs() < 0.002, "{kernel}: {s:?}");
+        for x in &s[1..] {
+            assert!((x - 0.125).abs() < 0.002, "{kernel}: {s:?}");
+        }
+    }
+}
+
+/// cpu.weight 300 vs 100: the groups split 3:1 (75 % / 25 %), whatever the
+/// number of tasks inside.
+#[test]
+fn group_weights_split_the_cpu() {
+    let s = run_shares(
+        "[sim]\nduration = \"10s\"\n[[group]]\nname = \"heavy\"\nweight = 300\n[[group]]\nname = \"light\"\n\
+         [[task]]\nname = \"h\"\ncount = 2\ngroup = \"heavy\"\nprogram = \"run\"\n[[task]]\nname = \"l\"\ncount = 3\ngroup = \"light\"\nprogram = \"run\"\n",
+    );
+    let heavy: f64 = s[..2].iter().sum();
+    let light: f64 = s[2..].iter().sum();
+    assert!((heavy - 0.75).abs() < 0.003 && (light - 0.25).abs() < 0.003, "{s:?}");
+}
