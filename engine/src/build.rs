@@ -19,6 +19,8 @@ use crate::topology::{Topology, PRESETS};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Overrides {
     pub kernel: Option<String>,
+    /// Replace the scenario's patch list (`compare --base/--patch`).
+    pub patches: Option<Vec<String>>,
     pub features: Vec<(String, bool)>,
     pub seed: Option<u64>,
     pub duration: Option<u64>,
@@ -28,6 +30,7 @@ pub struct Overrides {
 #[derive(Clone, Debug)]
 pub struct Config {
     pub kernel: String,
+    pub patches: Vec<String>,
     pub features: Features,
     pub tunables: Tunables,
     pub topology: Rc<Topology>,
@@ -63,6 +66,23 @@ pub fn config(sc: &Scenario, ov: &Overrides) -> Result<Config, ScenarioError> {
     })?;
 
     let mut features = preset.features;
+    let mut base_slice_normalized = preset.base_slice_normalized;
+    let patch_list: Vec<Named> = match &ov.patches {
+        Some(list) => list.iter().map(|n| Named { name: n.clone(), key: "--patch".into(), pos: scenario::Pos::START }).collect(),
+        None => sc.sim.patches.clone(),
+    };
+    for named in &patch_list {
+        let Some(p) = crate::patches::patch(&named.name) else {
+            let names: Vec<&str> = crate::patches::PATCHES.iter().map(|p| p.name).collect();
+            let mut e = ScenarioError::at(named, unknown("patch", &named.name, &names));
+            if ov.patches.is_some() {
+                e.pos = None;
+            }
+            return Err(e);
+        };
+        p.apply(&mut features);
+        base_slice_normalized = p.base_slice_normalized.unwrap_or(base_slice_normalized);
+    }
     for (named, on) in &sc.sim.features {
         features.set(feature(named)?, *on);
     }
@@ -74,9 +94,6 @@ pub fn config(sc: &Scenario, ov: &Overrides) -> Result<Config, ScenarioError> {
         }
         features.set(f?, *on);
     }
-    if let Some(p) = sc.sim.patches.first() {
-        return Err(ScenarioError::at(p, format!("unknown patch `{}`: no patches are registered yet", p.name)));
-    }
 
     let topology = Rc::new(topology(&sc.topology)?);
     let cpus = topology.nr_cpus();
@@ -86,13 +103,14 @@ pub fn config(sc: &Scenario, ov: &Overrides) -> Result<Config, ScenarioError> {
         Some(TunableScaling::Linear) => Scaling::Linear,
         _ => Scaling::Log,
     };
-    let mut tunables = Tunables::new(hz, preset.base_slice_normalized, scaling, cpus, sc.sim.base_slice.map(|(v, _)| v));
+    let mut tunables = Tunables::new(hz, base_slice_normalized, scaling, cpus, sc.sim.base_slice.map(|(v, _)| v));
     let c = sc.sim.costs;
     tunables.cost_context_switch = c.context_switch.unwrap_or(tunables.cost_context_switch);
     tunables.cost_migration = c.migration.unwrap_or(tunables.cost_migration);
     tunables.cost_scan = c.scan.unwrap_or(tunables.cost_scan);
     Ok(Config {
         kernel: preset.name.to_string(),
+        patches: patch_list.iter().map(|n| n.name.clone()).collect(),
         features,
         tunables,
         topology,

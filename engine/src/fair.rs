@@ -210,7 +210,16 @@ impl Sched {
             lag /= load;
         }
         let e = &mut self.ents[se as usize];
-        e.vruntime = vruntime.wrapping_sub(lag as u64);
+        let old = e.vruntime;
+        let placed = vruntime.wrapping_sub(lag as u64);
+        e.vruntime = placed;
+        // PLACE_BONUS (seed 004, EEVDF RFC): a sleeper that did not migrate
+        // gets up to half a (wall-clock) slice of credit, never more than
+        // its old vruntime; the deadline stays based on the lag placement.
+        if self.feat.has(PLACE_BONUS) && flags & ENQUEUE_WAKEUP != 0 && flags & ENQUEUE_MIGRATED == 0 && before(old, placed) {
+            let bonus = placed.wrapping_sub(e.slice / 2);
+            e.vruntime = crate::weight::max_time(old, bonus);
+        }
         if e.rel_deadline {
             e.deadline = e.deadline.wrapping_add(e.vruntime);
             e.rel_deadline = false;
@@ -219,7 +228,7 @@ impl Sched {
         if self.feat.has(PLACE_DEADLINE_INITIAL) && flags & ENQUEUE_INITIAL != 0 {
             vslice /= 2;
         }
-        e.deadline = e.vruntime.wrapping_add(vslice);
+        e.deadline = placed.wrapping_add(vslice);
     }
 
     /// Mirrors `account_entity_enqueue()` (fair.c).
@@ -612,7 +621,7 @@ impl Sched {
                 s = self.ents[s as usize].parent;
                 // Bias the next pick towards this group: the task sleeps
                 // within its slice ("next buddy hint on sleep").
-                if task_sleep && s != NIL {
+                if task_sleep && s != NIL && self.feat.has(NEXT_BUDDY_HINT) {
                     self.set_next_buddy(s);
                 }
                 break;
@@ -824,6 +833,13 @@ impl Sched {
         }
         if self.tasks[p as usize].policy != Policy::Normal {
             return Verdict::WakeePolicy;
+        }
+        let curr = self.rqs[cpu as usize].curr;
+        if self.feat.has(NO_SAME_PRIO_PREEMPT) && self.tasks[p as usize].nice == self.tasks[curr as usize].nice {
+            return Verdict::SamePrio;
+        }
+        if self.feat.has(PREEMPT_HINT) && !self.tasks[curr as usize].want_preempt {
+            return Verdict::NoHint;
         }
         let q = self.ents[se as usize].cfs_rq;
         self.update_curr(q);

@@ -111,6 +111,25 @@ sched_features! {
     /// alone (unless balancing already failed), when the destination has
     /// tasks queued.
     LB_PREFER_ELIGIBLE = [0, 0, 1], "schedlab (873199d27bb2 \"sched/core: Prioritize migrating eligible tasks in sched_balance_rq()\", v6.14)";
+    /// Set the next buddy when a task sleeps and its group still has work
+    /// (so the CPU stays in the group), and — under CFS — when a wakeup
+    /// preempts ("sched: Next buddy hint on sleep and preempt path", seed
+    /// 001; in mainline since v3.0).
+    NEXT_BUDDY_HINT = [1, 1, 1], "seeds/001 (Venkatesh Pallipadi, 2011; v3.0)";
+    /// Do not wakeup-preempt a SCHED_OTHER task of the same priority (seed
+    /// 003, Ingo Molnar, 2023; never merged).
+    NO_SAME_PRIO_PREEMPT = [0, 0, 0], "patch (seeds/003, Ingo Molnar, 2023)";
+    /// Wakeup preemption only of tasks that asked for it (`want_preempt`,
+    /// the "negative slice" hint of Chen Yu's reply in seed 003; never
+    /// merged).
+    PREEMPT_HINT = [0, 0, 0], "patch (seeds/003 reply, Chen Yu, 2023)";
+    /// EEVDF RFC sleeper bonus: a waking task (not migrated) is placed up
+    /// to half a slice further left than lag placement puts it (seed 004;
+    /// RFC only, default off there too).
+    PLACE_BONUS = [0, 0, 0], "patch (seeds/004, \"[RFC] sched/eevdf: Sleeper bonus\", Peter Zijlstra, 2023)";
+    /// Report pick_eevdf() statistics (seed 000 patch 4/4, "not intended
+    /// to upstream"): `schedlab run` prints the fast/slow path counters.
+    PICK_STATS = [0, 0, 0], "patch (seeds/000 4/4, Abel Wu, 2023)";
     /// Wakeups may preempt the running task at all (otherwise only ticks do).
     WAKEUP_PREEMPTION = [1, 1, 1], "features.h";
     /// sched_setattr(sched_runtime) sets a custom slice for a fair task.

@@ -50,6 +50,10 @@ pub enum Verdict {
     NotPicked,
     /// A reschedule was already pending.
     AlreadyPending,
+    /// Same priority: no wakeup preemption (seed 003 patch).
+    SamePrio,
+    /// The running task did not ask to be preempted (seed 003 reply).
+    NoHint,
 }
 
 /// Why pick_eevdf() (or pick_next_entity()) returned what it returned.

@@ -11,8 +11,12 @@ use schedlab_engine::{from_text, LogMode, Overrides};
 
 const USAGE: &str = "\
 usage:
-  schedlab run SCENARIO [--kernel V] [--feature F=on|off]... [--seed N]
-                        [--duration D] [--json] [--log]
+  schedlab run SCENARIO [--kernel V] [--patch P]... [--feature F=on|off]...
+                        [--seed N] [--duration D] [--json] [--log]
+  schedlab compare SCENARIO --base CONFIG --patch CONFIG [--runs N] [--json]
+                        CONFIG is KERNEL[+PATCH...][,FLAG=on|off...],
+                        e.g. --base 6.6 --patch 6.6+reweight-fix
+  schedlab patches      every patch with its source and what it changes
   schedlab validate SCENARIO [--reps N] [--duration D] [--cpu N|auto] [--json]
                         run it on this machine's kernel and in the model, compare
   schedlab presets      kernel presets and their feature flags
@@ -40,6 +44,8 @@ fn run(args: &[String]) -> Result<String, String> {
         Some("run") => cmd_run(&args[1..]),
         Some("validate") => validate::cmd(&args[1..]),
         Some("presets") => Ok(cmd_presets()),
+        Some("patches") => Ok(cmd_patches()),
+        Some("compare") => cmd_compare(&args[1..]),
         Some("features") => Ok(cmd_features()),
         Some("-h" | "--help" | "help") | None => Ok(format!("{USAGE}\n")),
         Some(other) => Err(format!("unknown command `{other}`\n{USAGE}")),
@@ -63,6 +69,7 @@ fn cmd_run(args: &[String]) -> Result<String, String> {
         let mut value = |flag: &str| it.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
         match a.as_str() {
             "--kernel" => ov.kernel = Some(value("--kernel")?),
+            "--patch" => ov.patches.get_or_insert_with(Vec::new).push(value("--patch")?),
             "--seed" => {
                 let v = value("--seed")?;
                 ov.seed = Some(v.parse().map_err(|_| format!("--seed: `{v}` is not a non-negative integer"))?);
@@ -129,8 +136,87 @@ fn cmd_run(args: &[String]) -> Result<String, String> {
             t.wakeup_latency_ns.max
         );
     }
+    if sim.sched().feat.has(Feature::PICK_STATS) {
+        let p = res.pick;
+        out += &format!(
+            "pick_eevdf: {} picks, {} fast path ({:.1} %), {} tree walks visiting {} nodes ({:.2} per walk), {} protected, {} single, {} buddy\n",
+            p.picks,
+            p.fastpath,
+            100.0 * p.fastpath as f64 / p.picks.max(1) as f64,
+            p.slowpath,
+            p.nodes_visited,
+            p.nodes_visited as f64 / p.slowpath.max(1) as f64,
+            p.protected,
+            p.single,
+            p.buddy_picks
+        );
+    }
     for w in &res.warnings {
         out += &format!("warning: {w}\n");
+    }
+    Ok(out)
+}
+
+fn cmd_patches() -> String {
+    let mut out = String::new();
+    for p in schedlab_engine::patches::PATCHES {
+        let flags: Vec<String> = p.flags.iter().map(|(f, on)| format!("{}{}", if *on { "" } else { "NO_" }, f.name())).collect();
+        let mut changes = flags.join(" ");
+        if let Some(b) = p.base_slice_normalized {
+            changes += &format!("{}base_slice (normalized) = {b} ns", if changes.is_empty() { "" } else { " " });
+        }
+        out += &format!("{}\n  {}\n  source: {}\n  {}\n  sets: {}\n\n", p.name, p.title, p.source, p.summary, changes);
+    }
+    out
+}
+
+fn cmd_compare(args: &[String]) -> Result<String, String> {
+    use schedlab_engine::compare::{compare, ConfigSpec};
+    let (mut path, mut base, mut patch, mut runs, mut json) = (None, None, None, 1u32, false);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |flag: &str| it.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
+        match a.as_str() {
+            "--base" => base = Some(ConfigSpec::parse(&value("--base")?)?),
+            "--patch" => patch = Some(ConfigSpec::parse(&value("--patch")?)?),
+            "--runs" => {
+                let v = value("--runs")?;
+                runs = v.parse().ok().filter(|&n: &u32| (1..=1000).contains(&n)).ok_or_else(|| format!("--runs: `{v}` is not a number in 1..=1000"))?;
+            }
+            "--json" => json = true,
+            s if s.starts_with("--") => return Err(format!("unknown option `{s}`\n{USAGE}")),
+            s => path = Some(s.to_string()),
+        }
+    }
+    let path = path.ok_or_else(|| format!("compare: no scenario given\n{USAGE}"))?;
+    let base = base.ok_or("compare: --base CONFIG is required")?;
+    let patch = patch.ok_or("compare: --patch CONFIG is required")?;
+    let text = read_scenario(&path)?;
+    let c = compare(&text, &base, &patch, runs).map_err(|e| format!("{path}: {e}"))?;
+    if json {
+        return serde_json::to_string_pretty(&c).map(|s| s + "\n").map_err(|e| e.to_string());
+    }
+    let mut out = format!("base: {}   patch: {}   runs: {}\n", c.base.text, c.patch.text, c.runs);
+    out += &format!("{:<16} {:<14} {:>14} {:>8} {:>14} {:>8} {:>9}\n", "task", "metric", "base", "(std)", "patch", "(std)", "change");
+    for d in &c.deltas {
+        out += &format!(
+            "{:<16} {:<14} {:>14.3} {:>8.3} {:>14.3} {:>8.3} {:>+8.2}%\n",
+            d.task, d.metric, d.base_mean, d.base_std, d.patch_mean, d.patch_std, d.change_pct
+        );
+    }
+    match &c.divergence {
+        None => out += "the two runs are identical (no divergence)\n",
+        Some(d) => {
+            let at = d.base.or(d.patch).map(|e| (e.time, e.event)).unwrap_or((0, 0));
+            out += &format!(
+                "first divergence: record {} (event {}, t = {} ns)\n  base:  {:?}\n  patch: {:?}\n",
+                d.index,
+                at.1,
+                at.0,
+                d.base.map(|e| e.record),
+                d.patch.map(|e| e.record)
+            );
+        }
     }
     Ok(out)
 }

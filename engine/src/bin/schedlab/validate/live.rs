@@ -175,19 +175,36 @@ fn judge(rep: usize, cpu: u32, d: &Disturbance) -> Vec<String> {
     out
 }
 
+/// The real repetitions, as run.
+struct RealRuns {
+    runs: Vec<RepOutcome>,
+    /// How autogroup was handled.
+    autogroup: String,
+    /// Disturbed repetitions thrown away (`--retry`), with why.
+    discarded: Vec<String>,
+}
+
 /// Runs the real repetitions with SIGINT turned into a stop flag and
-/// autogroup switched off; both are restored by their guards.
-fn real_runs(plan: &Plan, cfg: &RealConfig, opts: &Options) -> Result<(Vec<RepOutcome>, String), String> {
+/// autogroup switched off; both are restored by their guards. With
+/// `--retry`, a repetition that `judge` finds disturbed is run again.
+fn real_runs(plan: &Plan, cfg: &RealConfig, opts: &Options) -> Result<RealRuns, String> {
     let _sigint = sys::SigintGuard::install().map_err(|e| format!("cannot install the SIGINT handler: {e}"))?;
-    let (_autogroup, how) = AutogroupGuard::disable(opts.keep_autogroup);
-    let mut runs = Vec::new();
-    for r in 0..opts.reps {
+    let (_autogroup, autogroup) = AutogroupGuard::disable(opts.keep_autogroup);
+    let (mut runs, mut discarded) = (Vec::new(), Vec::new());
+    while runs.len() < opts.reps as usize {
+        let r = runs.len();
         eprint!("\rschedlab validate: rep {}/{} ({})   ", r + 1, opts.reps, schedlab_engine::scenario::format_duration(plan.duration_ns));
         let seed = plan.scenario.sim.seed.wrapping_add(r as u64);
-        runs.push(real::run_rep(plan, cfg, seed).inspect_err(|_| eprintln!())?);
+        let run = real::run_rep(plan, cfg, seed).inspect_err(|_| eprintln!())?;
+        let spoiled = judge(r, cfg.cpu, &run.disturbance);
+        if spoiled.is_empty() || discarded.len() >= opts.retry as usize {
+            runs.push(run);
+        } else {
+            discarded.push(format!("discarded and repeated: {}", spoiled.join("; ")));
+        }
     }
     eprintln!();
-    Ok((runs, how))
+    Ok(RealRuns { runs, autogroup, discarded })
 }
 
 /// `schedlab validate` on the live system.
@@ -208,7 +225,8 @@ pub fn validate(sc: Scenario, opts: &Options) -> Result<Report, String> {
         inject: opts.inject,
         setup_timeout: Duration::from_secs(10),
     };
-    let (kernel_runs, autogroup) = real_runs(&plan, &cfg, opts)?;
+    let RealRuns { runs: kernel_runs, autogroup, discarded } = real_runs(&plan, &cfg, opts)?;
+    notes.extend(discarded);
     let measured: Vec<Vec<TaskMeasure>> = kernel_runs.iter().map(|r| r.tasks.clone()).collect();
     let rows = report::compare(&measured, &model_runs, plan.duration_ns);
     let disturbances = kernel_runs.iter().enumerate().flat_map(|(i, r)| judge(i, cpu, &r.disturbance)).collect();

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use schedlab_engine::hist::Percentiles;
+use schedlab_engine::hist::{Hist, Percentiles};
 use schedlab_engine::results::TaskResult;
 
 use super::plan::{self, Plan, Tuning};
@@ -23,12 +23,24 @@ pub struct TaskMeasure {
     /// From the intended wake-up time (kernel) / from the wake-up (model)
     /// to running again, ns.
     pub wakeup_latency_ns: Percentiles,
+    /// The latency's 10th, 20th, … 90th percentiles, ns (empty without
+    /// wake-ups), to compare whole distributions.
+    pub wakeup_latency_deciles_ns: Vec<u64>,
     /// Completed iterations of the program's outermost loops.
     pub ops: u64,
 }
 
-impl From<&TaskResult> for TaskMeasure {
-    fn from(t: &TaskResult) -> Self {
+/// The 10th … 90th percentiles of a latency histogram.
+pub fn deciles(h: &Hist) -> Vec<u64> {
+    if h.count == 0 {
+        return Vec::new();
+    }
+    (1..10).map(|d| h.quantile(d as f64 / 10.0)).collect()
+}
+
+impl TaskMeasure {
+    /// The model's figures for one task, with its latency histogram.
+    fn from_model(t: &TaskResult, latency: &Hist) -> Self {
         TaskMeasure {
             name: t.name.clone(),
             cpu_time_ns: t.cpu_time_ns,
@@ -37,6 +49,7 @@ impl From<&TaskResult> for TaskMeasure {
             nr_migrations: t.nr_migrations,
             run_delay_ns: Some(t.run_delay_ns),
             wakeup_latency_ns: t.wakeup_latency_ns,
+            wakeup_latency_deciles_ns: deciles(latency),
             ops: t.ops,
         }
     }
@@ -50,7 +63,8 @@ pub fn run_model(plan: &Plan, tuning: Tuning, reps: u32) -> Result<Vec<Vec<TaskM
             let sc = plan::model_scenario(plan, tuning, plan.scenario.sim.seed.wrapping_add(r));
             let (mut sim, cfg) = schedlab_engine::build(&sc, &Default::default(), schedlab_engine::LogMode::HashOnly).map_err(|e| format!("model: {e}"))?;
             sim.run();
-            Ok(sim.results(&cfg.kernel).tasks.iter().map(TaskMeasure::from).collect())
+            let res = sim.results(&cfg.kernel);
+            Ok(res.tasks.iter().zip(&sim.sched().tasks).map(|(t, s)| TaskMeasure::from_model(t, &s.stats.wakeup_latency)).collect())
         })
         .collect()
 }

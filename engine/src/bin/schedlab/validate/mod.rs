@@ -45,12 +45,15 @@ use measure::TaskMeasure;
 use report::Row;
 
 const USAGE: &str = "\
-usage: schedlab validate SCENARIO [--reps N] [--duration D] [--cpu N|auto] [--keep-autogroup] [--json]
+usage: schedlab validate SCENARIO [--reps N] [--retry N] [--duration D] [--cpu N|auto]
+                                  [--keep-autogroup] [--json]
   Runs SCENARIO as real threads on this machine's kernel and in the model
   tuned like it (preset, HZ, base slice), and compares CPU shares, context
   switches, run delay and wake-up latency. Every task must be pinned to the
   same single CPU (the model has one CPU so far).
   --reps N           real repetitions and model seeds (default 3)
+  --retry N          repeat a repetition spoiled by other load or steal on
+                     the measured CPU, at most N times in all (default 0)
   --duration D       run length (default: the scenario's, at most 10s)
   --cpu N|auto       real CPU for the scenario's CPU (default: the same
                      number; auto: the least busy CPU right before the run)
@@ -74,6 +77,8 @@ pub enum CpuChoice {
 pub struct Options {
     pub path: String,
     pub reps: u32,
+    /// Disturbed repetitions that may be thrown away and run again.
+    pub retry: u32,
     pub json: bool,
     pub duration: Option<u64>,
     pub cpu: CpuChoice,
@@ -97,7 +102,7 @@ fn parse_cpu(v: &str) -> Result<CpuChoice, String> {
 
 impl Options {
     pub fn parse(args: &[String]) -> Result<Options, String> {
-        let mut o = Options { path: String::new(), reps: 3, json: false, duration: None, cpu: CpuChoice::Same, keep_autogroup: false, inject: None };
+        let mut o = Options { path: String::new(), reps: 3, retry: 0, json: false, duration: None, cpu: CpuChoice::Same, keep_autogroup: false, inject: None };
         let mut it = args.iter();
         while let Some(a) = it.next() {
             let mut value = |flag: &str| it.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
@@ -105,6 +110,10 @@ impl Options {
                 "--reps" => {
                     let v = value("--reps")?;
                     o.reps = v.parse().ok().filter(|n| (1..=100).contains(n)).ok_or_else(|| format!("--reps: `{v}` is not in 1..=100"))?;
+                }
+                "--retry" => {
+                    let v = value("--retry")?;
+                    o.retry = v.parse().ok().filter(|n| *n <= 1000).ok_or_else(|| format!("--retry: `{v}` is not in 0..=1000"))?;
                 }
                 "--duration" => o.duration = Some(parse_duration(&value("--duration")?).map_err(|e| format!("--duration: {e}"))?),
                 "--cpu" => o.cpu = parse_cpu(&value("--cpu")?)?,
@@ -259,8 +268,8 @@ mod option_tests {
 
     #[test]
     fn options() {
-        let o = Options::parse(&args("x.toml --reps 5 --duration 2s --cpu auto --json")).unwrap();
-        assert_eq!((o.path.as_str(), o.reps, o.duration, o.cpu, o.json), ("x.toml", 5, Some(2_000_000_000), CpuChoice::Auto, true));
+        let o = Options::parse(&args("x.toml --reps 5 --retry 4 --duration 2s --cpu auto --json")).unwrap();
+        assert_eq!((o.path.as_str(), o.reps, o.retry, o.duration, o.cpu, o.json), ("x.toml", 5, 4, Some(2_000_000_000), CpuChoice::Auto, true));
         assert_eq!(Options::parse(&args("x --cpu 1")).unwrap().cpu, CpuChoice::Cpu(1));
         for bad in ["", "x --reps 0", "x --reps", "x --cpu one", "x y", "x --frob", "x --duration 5"] {
             assert!(Options::parse(&args(bad)).is_err(), "{bad}");

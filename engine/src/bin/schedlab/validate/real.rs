@@ -184,6 +184,7 @@ fn measure(name: &str, a: &Snap, b: &Snap, report: &WorkerReport) -> TaskMeasure
         nr_migrations: b.sched.nr_migrations.saturating_sub(a.sched.nr_migrations),
         run_delay_ns: a.stat.zip(b.stat).map(|(a, b)| b.run_delay_ns.saturating_sub(a.run_delay_ns)),
         wakeup_latency_ns: report.latency.percentiles(),
+        wakeup_latency_deciles_ns: super::measure::deciles(&report.latency),
         ops: report.ops,
     }
 }

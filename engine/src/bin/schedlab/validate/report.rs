@@ -13,9 +13,13 @@
 //!   interrupts' softirq work and other processes, which the model lacks.
 //! - run_delay (ms per s): 25 % or 2 ms/s — waiting time adds up every
 //!   other task's run, including ones the model does not have.
-//! - wake-up latency p50: 50 % or 100 µs; p99: 100 % or 1 ms — the kernel
-//!   figure includes timer interrupt delivery, the context switch and (in a
-//!   VM) exits to the hypervisor, none of which the model charges.
+//! - wake-up latency mean: 25 % or 100 µs; p50 and p90: 50 % or 100 µs /
+//!   500 µs; p99: 100 % or 1 ms — the kernel figure includes timer
+//!   interrupt delivery, the context switch and (in a VM) exits to the
+//!   hypervisor, 30–100 µs here, which the model does not charge; and a
+//!   percentile that falls on the step between "preempts at once" and
+//!   "waits for the tick" jumps by milliseconds, so the mean is the figure
+//!   to trust.
 //! - migrations: ±1 — every task is pinned; one may come from the start.
 //! - loop iterations/s: 5 % or 1/s — periodic tasks must keep their pace.
 
@@ -78,10 +82,22 @@ const METRICS: &[Metric] = &[
     Metric { key: "migrations", unit: "", tol: Tolerance { rel: 0.0, abs: 1.0 }, value: |c| Some(c.t.nr_migrations as f64) },
     Metric { key: "run_delay", unit: "ms/s", tol: Tolerance { rel: 0.25, abs: 2.0 }, value: |c| c.t.run_delay_ns.map(|d| d as f64 / 1e6 / c.secs) },
     Metric {
+        key: "wakeup_lat_mean",
+        unit: "us",
+        tol: Tolerance { rel: 0.25, abs: 100.0 },
+        value: |c| has_wakeups(c).then(|| c.t.wakeup_latency_ns.mean as f64 / 1e3),
+    },
+    Metric {
         key: "wakeup_lat_p50",
         unit: "us",
         tol: Tolerance { rel: 0.5, abs: 100.0 },
         value: |c| has_wakeups(c).then(|| c.t.wakeup_latency_ns.p50 as f64 / 1e3),
+    },
+    Metric {
+        key: "wakeup_lat_p90",
+        unit: "us",
+        tol: Tolerance { rel: 0.5, abs: 500.0 },
+        value: |c| has_wakeups(c).then(|| c.t.wakeup_latency_ns.p90 as f64 / 1e3),
     },
     Metric {
         key: "wakeup_lat_p99",
@@ -165,7 +181,7 @@ pub fn compare(kernel: &[Vec<TaskMeasure>], model: &[Vec<TaskMeasure>], duration
     for (i, t) in first.iter().enumerate() {
         for m in METRICS {
             let (k, md) = (values(kernel, i, secs, m), values(model, i, secs, m));
-            if (m.key == "wakeup_lat_p50" || m.key == "wakeup_lat_p99") && (k.is_empty() || md.is_empty()) {
+            if m.key.starts_with("wakeup_lat") && (k.is_empty() || md.is_empty()) {
                 continue;
             }
             rows.extend(row(&t.name, m, &k, &md));
@@ -217,7 +233,14 @@ mod tests {
             cpu_time_ns: cpu_ms * 1_000_000,
             nr_involuntary_switches: invol,
             run_delay_ns: Some(0),
-            wakeup_latency_ns: Percentiles { count: (lat_us > 0) as u64, p50: lat_us * 1000, p99: lat_us * 1000, ..Default::default() },
+            wakeup_latency_ns: Percentiles {
+                count: (lat_us > 0) as u64,
+                p50: lat_us * 1000,
+                p90: lat_us * 1000,
+                p99: lat_us * 1000,
+                mean: lat_us * 1000,
+                ..Default::default()
+            },
             ..Default::default()
         }
     }
