@@ -60,6 +60,9 @@ pub struct CfsRq {
     pub curr: u32,
     /// The next buddy, or NIL.
     pub next: u32,
+    /// CFS only: the last and skip buddies, or NIL.
+    pub last: u32,
+    pub skip: u32,
     pub cpu: u32,
     /// The group entity that owns this queue (NIL for the root queue).
     pub owner: u32,
@@ -92,6 +95,8 @@ impl CfsRq {
             tree: RbRoot::default(),
             curr: NIL,
             next: NIL,
+            last: NIL,
+            skip: NIL,
             cpu,
             owner,
             avg: Default::default(),

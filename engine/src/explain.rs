@@ -254,7 +254,7 @@ impl Cx<'_> {
         if delayed {
             let lag = self.entity(cpu, task).map(|e| format!(" ({})", ms_signed(e.lag))).unwrap_or_default();
             format!(
-                "{name} went to sleep on CPU {cpu} with negative lag{lag}: DELAY_DEQUEUE keeps it queued (delayed) until it would be picked, so sleeping does not erase the service it owes."
+                "{name} went to sleep on CPU {cpu} with negative lag{lag}: DELAY_DEQUEUE keeps it queued and competing (delayed) until pick_eevdf() would pick it, so its negative lag is worked off while it sleeps."
             )
         } else {
             format!("{name} went to sleep on CPU {cpu} and left the run queue; its lag is saved for its wakeup.")

@@ -75,6 +75,11 @@ impl Sched {
         e.exec_start = now;
         e.sum_exec_runtime += delta as u64;
         e.vruntime = e.vruntime.wrapping_add(calc_delta_fair(delta as u64, &e.load));
+        if !self.feat.has(EEVDF) {
+            // CFS decides at the tick (check_preempt_tick()), not here.
+            self.update_min_vruntime(q);
+            return;
+        }
         let renewed = self.update_deadline(curr);
         self.update_min_vruntime(q);
 
@@ -293,6 +298,9 @@ impl Sched {
     /// Mirrors `enqueue_entity()` (fair.c, v6.18). The running entity is
     /// placed before `update_curr()` ("renormalise"), every other one after.
     pub(crate) fn enqueue_entity(&mut self, q: u32, se: u32, flags: u32) {
+        if !self.feat.has(EEVDF) {
+            return self.cfs_enqueue_entity(q, se, flags);
+        }
         let is_curr = self.cfs_rqs[q as usize].curr == se;
         if is_curr {
             self.place_entity(q, se, flags);
@@ -313,18 +321,83 @@ impl Sched {
         self.ents[se as usize].on_rq = true;
     }
 
-    /// Mirrors `clear_buddies()` / `__clear_buddies_next()` (fair.c, v6.18).
+    /// Mirrors `enqueue_entity()` (fair.c, v5.15, CFS): a vruntime kept
+    /// relative to min_vruntime while off the queue (fork, migration,
+    /// save/restore — anything but a plain wakeup) is made absolute; a
+    /// waking entity gets its sleeper credit (`place_entity(.., 0)`).
+    fn cfs_enqueue_entity(&mut self, q: u32, se: u32, flags: u32) {
+        let renorm = flags & ENQUEUE_WAKEUP == 0 || flags & ENQUEUE_MIGRATED != 0;
+        let is_curr = self.cfs_rqs[q as usize].curr == se;
+        let min = |s: &Sched| s.cfs_rqs[q as usize].min_vruntime;
+        if renorm && is_curr {
+            let m = min(self);
+            self.ents[se as usize].vruntime = self.ents[se as usize].vruntime.wrapping_add(m);
+        }
+        self.update_curr(q);
+        if renorm && !is_curr {
+            let m = min(self);
+            self.ents[se as usize].vruntime = self.ents[se as usize].vruntime.wrapping_add(m);
+        }
+        self.update_load_avg(q, se, UPDATE_TG | DO_ATTACH);
+        self.update_cfs_group(se);
+        self.account_entity_enqueue(q, se);
+        if flags & ENQUEUE_WAKEUP != 0 {
+            self.cfs_place_entity(q, se, false);
+        }
+        if flags & ENQUEUE_MIGRATED != 0 {
+            self.ents[se as usize].exec_start = 0;
+        }
+        if !is_curr {
+            self.__enqueue_entity(q, se);
+        }
+        self.ents[se as usize].on_rq = true;
+    }
+
+    /// Mirrors `dequeue_entity()` (fair.c, v5.15, CFS): leaving for any
+    /// reason but sleep keeps the vruntime relative to min_vruntime.
+    fn cfs_dequeue_entity(&mut self, q: u32, se: u32, flags: u32) -> bool {
+        self.update_curr(q);
+        let action = if flags & DEQUEUE_MIGRATING != 0 { UPDATE_TG | DO_DETACH } else { UPDATE_TG };
+        self.update_load_avg(q, se, action);
+        self.clear_buddies(q, se);
+        if se != self.cfs_rqs[q as usize].curr {
+            self.__dequeue_entity(q, se);
+        }
+        self.ents[se as usize].on_rq = false;
+        self.account_entity_dequeue(q, se);
+        if flags & DEQUEUE_SLEEP == 0 {
+            let m = self.cfs_rqs[q as usize].min_vruntime;
+            let e = &mut self.ents[se as usize];
+            e.vruntime = e.vruntime.wrapping_sub(m);
+        }
+        self.update_cfs_group(se);
+        if flags & (DEQUEUE_SAVE | DEQUEUE_MOVE) != DEQUEUE_SAVE {
+            self.update_min_vruntime(q);
+        }
+        true
+    }
+
+    /// Mirrors `clear_buddies()` (fair.c, v6.18: next only; v5.15 also last
+    /// and skip): a buddy role held by `se` is dropped at every level up.
     pub(crate) fn clear_buddies(&mut self, q: u32, se: u32) {
-        if self.cfs_rqs[q as usize].next != se {
+        let cfs = &self.cfs_rqs[q as usize];
+        if cfs.next != se && cfs.last != se && cfs.skip != se {
             return;
         }
         let mut s = se;
         while s != NIL {
-            let sq = self.ents[s as usize].cfs_rq;
-            if self.cfs_rqs[sq as usize].next != s {
+            let sq = self.ents[s as usize].cfs_rq as usize;
+            let c = &mut self.cfs_rqs[sq];
+            let mut any = false;
+            for b in [&mut c.next, &mut c.last, &mut c.skip] {
+                if *b == s {
+                    *b = NIL;
+                    any = true;
+                }
+            }
+            if !any {
                 break;
             }
-            self.cfs_rqs[sq as usize].next = NIL;
             s = self.ents[s as usize].parent;
         }
     }
@@ -377,6 +450,9 @@ impl Sched {
     /// it keeps competing until it would be picked, so sleeping cannot erase
     /// a debt. Returns false in that case.
     pub(crate) fn dequeue_entity(&mut self, q: u32, se: u32, flags: u32) -> bool {
+        if !self.feat.has(EEVDF) {
+            return self.cfs_dequeue_entity(q, se, flags);
+        }
         let sleep = flags & DEQUEUE_SLEEP != 0;
         self.update_curr(q);
         self.clear_buddies(q, se);
@@ -499,6 +575,9 @@ impl Sched {
     /// else the EEVDF pick. A delayed entity that gets picked completes its
     /// dequeue instead of running, and NIL tells the caller to pick again.
     pub(crate) fn pick_next_entity(&mut self, cpu: u32, q: u32) -> u32 {
+        if !self.feat.has(EEVDF) {
+            return self.cfs_pick_next_entity(q);
+        }
         let next = self.cfs_rqs[q as usize].next;
         if self.buddy_pick_enabled() && next != NIL && self.entity_eligible(q, next) {
             self.pick_trace.reset(PickReason::Buddy);
@@ -773,6 +852,10 @@ impl Sched {
         }
     }
 
+    pub(crate) fn find_matching_se_pub(&self, se: u32, pse: u32) -> (u32, u32) {
+        self.find_matching_se(se, pse)
+    }
+
     /// Mirrors `find_matching_se()` (fair.c): walk both entities up until
     /// they are siblings on one cfs_rq.
     fn find_matching_se(&self, mut se: u32, mut pse: u32) -> (u32, u32) {
@@ -805,10 +888,14 @@ impl Sched {
         if se == pse {
             return;
         }
-        if self.feat.has(NEXT_BUDDY) && wake_flags & WF_FORK == 0 && !self.ents[pse as usize].sched_delayed {
-            self.set_next_buddy(pse);
-        }
-        let verdict = self.wakeup_verdict(cpu, se, pse, p);
+        let verdict = if self.feat.has(EEVDF) {
+            if self.feat.has(NEXT_BUDDY) && wake_flags & WF_FORK == 0 && !self.ents[pse as usize].sched_delayed {
+                self.set_next_buddy(pse);
+            }
+            self.wakeup_verdict(cpu, se, pse, p)
+        } else {
+            self.cfs_wakeup_verdict(cpu, se, pse, p, wake_flags)
+        };
         self.trace(Record::WakeupCheck { cpu, curr: curr_task, wakee: p, verdict });
     }
 
@@ -874,6 +961,9 @@ impl Sched {
         if self.rqs[cpu as usize].nr_running == 1 {
             return;
         }
+        if !self.feat.has(EEVDF) {
+            return self.cfs_yield_task(task);
+        }
         let se = self.tasks[task as usize].se;
         let q = self.ents[se as usize].cfs_rq;
         self.clear_buddies(q, se);
@@ -901,6 +991,9 @@ impl Sched {
             self.update_curr(q);
             self.update_load_avg(q, se, UPDATE_TG);
             self.update_cfs_group(se);
+            if !self.feat.has(EEVDF) && self.cfs_rqs[q as usize].nr_queued > 1 {
+                self.check_preempt_tick(q, se);
+            }
             se = self.ents[se as usize].parent;
         }
     }
@@ -969,8 +1062,8 @@ impl Sched {
         }
     }
 
-    /// `reweight_entity()` of v6.6.0 (before eab03c23c2a1), which adjusts a
-    /// queued entity in place: its key in the vruntime-sorted tree does not
+    /// `reweight_entity()` of v6.6.0 (before eab03c23c2a1) — and of CFS,
+    /// which only moves the weight — adjusting a queued entity in place: its key in the vruntime-sorted tree does not
     /// change, only its weight in the sums and its deadline (the augmented
     /// min_deadline is propagated).
     fn reweight_entity_v66(&mut self, q: u32, se: u32, lw: LoadWeight) {
@@ -988,8 +1081,11 @@ impl Sched {
         }
         let old = self.ents[se as usize].load.weight as i64;
         let new = lw.weight as i64;
+        let eevdf = self.feat.has(EEVDF);
         let e = &mut self.ents[se as usize];
-        if !on_rq {
+        if !eevdf {
+            // CFS (v5.15) only moves the weight; there is no lag or deadline.
+        } else if !on_rq {
             e.vlag = e.vlag * old / new;
         } else {
             // "When the weight changes, the virtual time slope changes and we

@@ -31,6 +31,11 @@ pub fn presets() -> Vec<Preset> {
         .enumerate()
         .map(|(i, &name)| {
             let (summary, source, base) = match name {
+                "5.15" => (
+                    "CFS: vruntime-ordered pick with next/last/skip buddies, sched_latency/min_granularity slices, check_preempt_tick(), GENTLE_FAIR_SLEEPERS and START_DEBIT placement, SIS_PROP",
+                    "v5.15.0 source (features.h of 5.15)",
+                    750_000,
+                ),
                 "6.6" => (
                     "EEVDF as first merged: tree sorted by vruntime with min_deadline, no custom slices, no delayed dequeue, reweight without lag preservation (v6.6.0)",
                     "v6.6 (features.h of 6.6.9; reweight_entity() before eab03c23c2a1)",
@@ -71,6 +76,13 @@ pub struct Tunables {
     pub scaling: Scaling,
     /// `sysctl_sched_migration_cost` (0.5 ms).
     pub migration_cost: u64,
+    /// CFS: `sysctl_sched_latency` (6 ms), `sysctl_sched_min_granularity`
+    /// (0.75 ms) and `sysctl_sched_wakeup_granularity` (1 ms), each ×
+    /// factor; `sched_nr_latency` = 8.
+    pub latency: u64,
+    pub min_granularity: u64,
+    pub wakeup_granularity: u64,
+    pub nr_latency: u64,
     /// Costs, in CPU time, charged so placement matters (schedlab's own
     /// model, not kernel tunables): a context switch (charged to the task
     /// switched in), the first run after a migration (cache refill), and
@@ -103,6 +115,10 @@ impl Tunables {
             base_slice: base,
             scaling,
             migration_cost: 500_000,
+            latency: 6_000_000 * factor,
+            min_granularity: 750_000 * factor,
+            wakeup_granularity: 1_000_000 * factor,
+            nr_latency: 8,
             cost_context_switch: DEFAULT_COSTS[0],
             cost_migration: DEFAULT_COSTS[1],
             cost_scan: DEFAULT_COSTS[2],

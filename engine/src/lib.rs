@@ -8,6 +8,7 @@
 
 pub mod balance;
 pub mod build;
+pub mod cfs;
 pub mod cfs_rq;
 pub mod compare;
 pub mod cpumask;

@@ -71,6 +71,8 @@ pub struct PickStats {
     pub slowpath: u64,
     /// Tree nodes visited by the walks.
     pub nodes_visited: u64,
+    /// The longest single walk (the worst case the v6.8 tree halves).
+    pub max_walk: u64,
     /// Returned the running entity because it was protected.
     pub protected: u64,
     /// Answered with the only queued entity.
@@ -105,6 +107,7 @@ impl Sched {
             self.pick_eevdf_by_vruntime(q, protect)
         };
         self.stats.nodes_visited += self.pick_trace.len as u64;
+        self.stats.max_walk = self.stats.max_walk.max(self.pick_trace.len as u64);
         match self.pick_trace.reason {
             PickReason::Leftmost => self.stats.fastpath += 1,
             PickReason::Protected => self.stats.protected += 1,

@@ -392,6 +392,9 @@ impl Sched {
     /// may preempt (WF_FORK).
     pub fn wake_up_new_task(&mut self, p: u32) -> u32 {
         let parent_cpu = self.tasks[p as usize].cpu;
+        if !self.feat.has(crate::features::Feature::EEVDF) {
+            self.task_fork_fair(p, parent_cpu);
+        }
         self.waking_cpu = parent_cpu;
         let (cpu, how) = self.select_task_rq(p, parent_cpu, WF_FORK, parent_cpu);
         self.set_task_rq(p, cpu);
@@ -426,6 +429,14 @@ impl Sched {
         let se = self.tasks[p as usize].se;
         if !queued {
             self.remove_entity_load_avg(se);
+            if !self.feat.has(crate::features::Feature::EEVDF) {
+                // migrate_task_rq_fair() (v5.15): a waking task carries its
+                // vruntime relative to the old queue's min_vruntime.
+                let q = self.ents[se as usize].cfs_rq;
+                let m = self.cfs_rqs[q as usize].min_vruntime;
+                let e = &mut self.ents[se as usize];
+                e.vruntime = e.vruntime.wrapping_sub(m);
+            }
         }
         self.ents[se as usize].avg.last_update_time = 0;
         self.set_task_rq(p, cpu);

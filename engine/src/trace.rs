@@ -33,6 +33,9 @@ pub enum Cause {
     /// The balancer's stopper preempts the running task to push it to an
     /// idle CPU (active balance).
     ActiveBalance,
+    /// CFS check_preempt_tick(): the running task is more than a slice of
+    /// vruntime ahead of the leftmost.
+    VruntimeAhead,
 }
 
 /// Why check_preempt_wakeup_fair() decided what it did.
@@ -75,6 +78,10 @@ pub enum PickReason {
     Buddy,
     /// v6.6: the search failed and fell back to the leftmost (pr_err path).
     Fallback,
+    /// CFS: the last buddy (the task a wakeup preempted) was close enough.
+    LastBuddy,
+    /// CFS: the leftmost was the skip buddy (it yielded); the second ran.
+    SkipAvoided,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -170,6 +177,7 @@ impl Record {
                     Cause::IdleCpu { wakee } => (5, wakee),
                     Cause::PrioChanged => (6, 0),
                     Cause::ActiveBalance => (7, 0),
+                    Cause::VruntimeAhead => (8, 0),
                 };
                 [6, cpu as u64, curr as u64, c, arg as u64].iter().for_each(|&v| h.u64(v))
             }

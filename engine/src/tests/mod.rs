@@ -1,7 +1,9 @@
 //! In-crate tests: kernel-derived oracles computed by hand, scheduler
 //! invariants over random scenarios, and the fast path's equivalence.
 
+mod cfs;
 mod invariants;
+mod patches;
 mod oracles;
 
 use crate::features::{Feature, Features, PRESET_NAMES};
@@ -41,6 +43,8 @@ pub(crate) fn queue(s: &mut Sched, weight: u64, vruntime: u64, deadline: u64) ->
     s.__enqueue_entity(0, se);
     s.account_entity_enqueue(0, se);
     s.add_nr_running(0, 1);
+    s.cfs_rqs[0].h_nr_queued += 1;
+    s.cfs_rqs[0].h_nr_runnable += 1;
     se
 }
 

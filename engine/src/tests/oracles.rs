@@ -109,7 +109,7 @@ fn run_shares(text: &str) -> Vec<f64> {
 /// 1024 / (1024 + 820) = 55.53 %, 820 / 1844 = 44.47 %.
 #[test]
 fn nice0_vs_nice1_shares() {
-    for kernel in ["6.6", "6.12", "6.18"] {
+    for kernel in ["5.15", "6.6", "6.12", "6.18"] {
         let s = run_shares(&format!(
             "[sim]\nduration = \"10s\"\nkernel = \"{kernel}\"\n[[task]]\nname = \"a\"\nprogram = \"run\"\n[[task]]\nname = \"b\"\nnice = 1\nprogram = \"run\"\n"
         ));
@@ -121,7 +121,7 @@ fn nice0_vs_nice1_shares() {
 /// nice 0 vs nice 5: 1024 : 335, i.e. 75.35 % and 24.65 %.
 #[test]
 fn nice0_vs_nice5_shares() {
-    for kernel in ["6.6", "6.12", "6.18"] {
+    for kernel in ["5.15", "6.6", "6.12", "6.18"] {
         let s = run_shares(&format!(
             "[sim]\nduration = \"10s\"\nkernel = \"{kernel}\"\n[[task]]\nname = \"a\"\nprogram = \"run\"\n[[task]]\nname = \"b\"\nnice = 5\nprogram = \"run\"\n"
         ));
@@ -178,7 +178,7 @@ fn eligibility_is_exact_without_division() {
 /// half: 12.5 % each.
 #[test]
 fn groups_share_by_weight_then_tasks_within() {
-    for kernel in ["6.6", "6.12", "6.18"] {
+    for kernel in ["5.15", "6.6", "6.12", "6.18"] {
         let s = run_shares(&format!(
             "[sim]\nduration = \"10s\"\nkernel = \"{kernel}\"\n[[group]]\nname = \"a\"\n[[group]]\nname = \"b\"\n\
              [[task]]\nname = \"solo\"\ngroup = \"a\"\nprogram = \"run\"\n[[task]]\nname = \"many\"\ncount = 4\ngroup = \"b\"\nprogram = \"run\"\n"

@@ -11,6 +11,8 @@ pub const CASES: &[(&str, &str)] = &[
     ("sleepers", include_str!("../data/determinism/sleepers.toml")),
     ("nice-and-slices", include_str!("../data/determinism/nice-and-slices.toml")),
     ("churn", include_str!("../data/determinism/churn.toml")),
+    ("multi-cpu", include_str!("../data/determinism/multi-cpu.toml")),
+    ("numa", include_str!("../data/determinism/numa.toml")),
 ];
 
 pub const GOLDEN: &str = include_str!("../data/determinism.hashes");

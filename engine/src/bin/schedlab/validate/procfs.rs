@@ -124,14 +124,18 @@ pub fn parse_release(release: &str) -> Option<(u32, u32)> {
 }
 
 /// The schedlab preset that models a kernel version: 6.6 for 6.6–6.11,
-/// 6.12 for 6.12–6.17, 6.18 from 6.18 on.
-pub fn preset_for(version: (u32, u32)) -> Result<&'static str, String> {
+/// 6.12 for 6.12–6.17, 6.18 from 6.18 on, and for CFS kernels (5.0–6.5)
+/// the CFS preset "5.15" when the engine has it (`presets` lists what it
+/// has).
+pub fn preset_for(version: (u32, u32), presets: &[&str]) -> Result<&'static str, String> {
     match version {
         (6, 6..=11) => Ok("6.6"),
         (6, 12..=17) => Ok("6.12"),
         (6, 18..) | (7.., _) => Ok("6.18"),
+        (5, _) | (6, 0..=5) if presets.contains(&"5.15") => Ok("5.15"),
         (major, minor) => Err(format!(
-            "kernel {major}.{minor} runs CFS, not EEVDF: schedlab has no CFS preset yet (EEVDF presets exist for 6.6 and later)"
+            "kernel {major}.{minor} runs CFS, not EEVDF, and schedlab has no preset for it (presets: {})",
+            presets.join(", ")
         )),
     }
 }
@@ -299,12 +303,15 @@ mod tests {
         assert_eq!(parse_release("6.12.0-rc3+"), Some((6, 12)));
         assert_eq!(parse_release("garbage"), None);
         let cases = [((6, 6), "6.6"), ((6, 11), "6.6"), ((6, 12), "6.12"), ((6, 17), "6.12"), ((6, 18), "6.18"), ((7, 0), "6.18")];
+        let all = ["5.15", "6.6", "6.12", "6.18"];
         for (v, p) in cases {
-            assert_eq!(preset_for(v).unwrap(), p, "{v:?}");
+            assert_eq!(preset_for(v, &all).unwrap(), p, "{v:?}");
         }
-        let e = preset_for((6, 5)).unwrap_err();
-        assert!(e.contains("CFS"), "{e}");
-        assert!(preset_for((5, 15)).is_err());
+        assert_eq!(preset_for((6, 5), &all).unwrap(), "5.15");
+        assert_eq!(preset_for((5, 4), &all).unwrap(), "5.15");
+        let e = preset_for((6, 5), &all[1..]).unwrap_err();
+        assert!(e.contains("CFS") && e.contains("no preset"), "{e}");
+        assert!(preset_for((4, 19), &all).is_err());
     }
 
     #[test]

@@ -1,0 +1,165 @@
+//! Each patch of the seed threads changes what it claims to change, on a
+//! small scenario where it must matter.
+
+use crate::build::{from_text, Overrides};
+use crate::compare::{first_divergence, ConfigSpec};
+use crate::rbtree::NIL;
+use crate::results::RunResult;
+use crate::sim::{LogMode, Simulation};
+use crate::trace::{Cause, Record};
+
+fn run(text: &str, config: &str, mode: LogMode) -> Simulation {
+    let spec = ConfigSpec::parse(config).unwrap();
+    let (mut sim, _) = from_text(text, &spec.overrides(None), mode).unwrap_or_else(|e| panic!("{config}: {e}"));
+    sim.run();
+    sim
+}
+
+fn results(text: &str, config: &str) -> RunResult {
+    run(text, config, LogMode::HashOnly).results(config)
+}
+
+fn count(sim: &Simulation, f: impl Fn(&Record) -> bool) -> usize {
+    sim.log.iter().filter(|e| f(&e.record)).count()
+}
+
+/// seed 000 1/4 (reweight-fix): on two CPUs, a group whose tasks sleep
+/// and wake is reweighted while queued with non-zero lag; the fix changes
+/// where it lands and so the schedule, on v6.6. (The exact arithmetic is in
+/// oracles.rs: v' = 99, d' = 100.5.)
+#[test]
+fn reweight_fix_changes_group_schedule() {
+    let text = "[sim]\nduration = \"500ms\"\n[topology]\npreset = \"2cpu-vm\"\n[[group]]\nname = \"web\"\n[[group]]\nname = \"batch\"\n\
+        [[task]]\nname = \"w\"\ncount = 3\ngroup = \"web\"\nprogram = \"loop { run exp(2ms); sleep exp(3ms) }\"\n\
+        [[task]]\nname = \"b\"\ncount = 2\ngroup = \"batch\"\nprogram = \"run\"\n";
+    let a = run(text, "6.6", LogMode::Full);
+    let b = run(text, "6.6+reweight-fix", LogMode::Full);
+    assert!(first_divergence(&a, &b).is_some());
+}
+
+/// seed 000 2/4 (deadline-tree): "optimize out the fallback search on
+/// best_left which doubles the cost in worst case": with the tree sorted by
+/// deadline a pick is one descent, so the longest walk is at most the tree
+/// height, while v6.6's second descent can make it longer.
+#[test]
+fn deadline_tree_bounds_the_walk() {
+    // Three weight classes make deadline order differ from vruntime order,
+    // which is when v6.6 has to go back into a left subtree.
+    let mut text = String::from("[sim]\nduration = \"300ms\"\nhz = 1000\n");
+    for (name, nice) in [("a", -10), ("b", 0), ("c", 15)] {
+        text += &format!("[[task]]\nname = \"{name}\"\ncount = 40\nnice = {nice}\nprogram = \"loop {{ run exp(300us); sleep exp(100us) }}\"\n");
+    }
+    let a = results(&text, "6.6");
+    let b = results(&text, "6.6+deadline-tree");
+    // A red-black tree of n ≤ 120 nodes is at most 2·log2(121) < 14 deep.
+    assert!(b.pick.max_walk <= 13, "{}", b.pick.max_walk);
+    assert!(a.pick.max_walk > b.pick.max_walk, "{} vs {}", a.pick.max_walk, b.pick.max_walk);
+}
+
+/// seed 000 4/4 (pick-stats): the statistics are reported only with the
+/// patch.
+#[test]
+fn pick_stats_flag() {
+    let sim = run("[[task]]\nname = \"t\"\ncount = 3\nprogram = \"run\"\n", "6.18+pick-stats", LogMode::HashOnly);
+    assert!(sim.sched().feat.has(crate::features::Feature::PICK_STATS));
+    assert!(sim.results("").pick.picks > 0);
+}
+
+/// seed 001 (next-buddy-hint): CFS with two groups of tasks that run and
+/// sleep briefly; when a task sleeps while its group still has work the
+/// group becomes the next buddy, so the CPU switches between groups less.
+#[test]
+fn next_buddy_hint_reduces_cross_group_switches() {
+    let text = "[sim]\nduration = \"1s\"\nkernel = \"5.15\"\n[[group]]\nname = \"a\"\n[[group]]\nname = \"b\"\n\
+        [[task]]\nname = \"a\"\ncount = 3\ngroup = \"a\"\nprogram = \"loop { run exp(500us); sleep exp(200us) }\"\n\
+        [[task]]\nname = \"b\"\ncount = 3\ngroup = \"b\"\nprogram = \"loop { run exp(500us); sleep exp(200us) }\"\n";
+    let cross = |sim: &Simulation| {
+        count(sim, |r| match *r {
+            Record::Switch { prev, next, .. } if prev != NIL && next != NIL => sim.sched().tasks[prev as usize].tg != sim.sched().tasks[next as usize].tg,
+            _ => false,
+        })
+    };
+    let without = run(text, "5.15,NEXT_BUDDY_HINT=off", LogMode::Full);
+    let with = run(text, "5.15+next-buddy-hint", LogMode::Full);
+    assert!(cross(&with) < cross(&without), "{} vs {}", cross(&with), cross(&without));
+}
+
+/// seed 002 (sis-filter): fewer CPUs scanned per wakeup when part of the
+/// LLC is overloaded.
+#[test]
+fn sis_filter_scans_fewer_cpus() {
+    let text = include_str!("../../../assets/scenarios/sis-filter-overload.toml").replace("duration = \"1s\"", "duration = \"300ms\"");
+    let a = results(&text, "6.18");
+    let b = results(&text, "6.18+sis-filter");
+    let per = |r: &RunResult| r.sis.cpus_scanned as f64 / r.sis.wakeups as f64;
+    assert!(b.sis.cpus_filtered > 0);
+    assert!(per(&b) < per(&a), "{} vs {}", per(&b), per(&a));
+}
+
+/// seed 003 (no-same-prio-preempt): nice-0 wakers never preempt nice-0
+/// hogs any more, so there are no wakeup preemptions at all and fewer
+/// involuntary switches.
+#[test]
+fn no_same_prio_preempt_removes_wakeup_preemption() {
+    let text = "[sim]\nduration = \"1s\"\nhz = 1000\n[[task]]\nname = \"hog\"\nprogram = \"run\"\n[[task]]\nname = \"w\"\ncount = 2\nprogram = \"loop { sleep exp(2ms); run exp(300us) }\"\n";
+    for k in ["5.15", "6.6"] {
+        let wakeup_preempts = |sim: &Simulation| count(sim, |r| matches!(r, Record::Resched { cause: Cause::WakeupPreempt { .. }, .. }));
+        let a = run(text, k, LogMode::Full);
+        let b = run(text, &format!("{k}+no-same-prio-preempt"), LogMode::Full);
+        assert!(wakeup_preempts(&a) > 0, "{k}");
+        assert_eq!(wakeup_preempts(&b), 0, "{k}");
+        let invol = |s: &Simulation| s.results("").tasks[0].nr_involuntary_switches;
+        assert!(invol(&b) < invol(&a), "{k}");
+    }
+}
+
+/// seed 003 reply (preempt-hint): only a running task that asked for it is
+/// wakeup-preempted.
+#[test]
+fn preempt_hint_limits_preemption_to_hinted_tasks() {
+    let text = "[sim]\nduration = \"1s\"\nhz = 1000\nkernel = \"6.6\"\n[[task]]\nname = \"plain\"\nprogram = \"run\"\n\
+        [[task]]\nname = \"hinted\"\nwant_preempt = true\nprogram = \"run\"\n[[task]]\nname = \"w\"\nprogram = \"loop { sleep exp(2ms); run exp(200us) }\"\n";
+    let sim = run(text, "6.6+preempt-hint", LogMode::Full);
+    let preempted = |curr: u32| count(&sim, |r| matches!(*r, Record::Resched { curr: c, cause: Cause::WakeupPreempt { .. }, .. } if c == curr));
+    assert_eq!(preempted(0), 0);
+    assert!(preempted(1) > 0);
+}
+
+/// seed 004 (place-bonus): "it becomes possible for a 50 % task to compete
+/// equally with a 100 % task" — a task that sleeps as long as it runs gets
+/// more CPU against a hog with the sleeper bonus than without.
+#[test]
+fn place_bonus_favours_the_sleeper() {
+    let text = "[sim]\nduration = \"2s\"\n[[task]]\nname = \"hog\"\nprogram = \"run\"\n[[task]]\nname = \"half\"\nprogram = \"loop { run 500us; sleep 500us }\"\n";
+    let a = results(text, "6.6").tasks[1].share;
+    let b = results(text, "6.6+place-bonus").tasks[1].share;
+    assert!(b > a + 0.02, "{b} vs {a}");
+}
+
+/// NEXT_BUDDY for EEVDF (tip, late 2025): woken tasks that preempt become
+/// the next buddy and the pick honours it.
+#[test]
+fn eevdf_next_buddy_is_honoured() {
+    let text = "[sim]\nduration = \"500ms\"\nhz = 1000\n[[task]]\nname = \"hog\"\ncount = 3\nprogram = \"run\"\n[[task]]\nname = \"w\"\ncount = 2\nprogram = \"loop { sleep exp(1ms); run exp(200us) }\"\n";
+    assert_eq!(results(text, "6.18").pick.buddy_picks, 0);
+    assert!(results(text, "6.18+eevdf-next-buddy").pick.buddy_picks > 0);
+}
+
+/// 2ae891b82695 (base-slice-0.70): on a 4-CPU machine (factor 3) the base
+/// slice becomes 3 × 0.70 = 2.10 ms instead of 2.25 ms.
+#[test]
+fn base_slice_070() {
+    let text = "[topology]\ncores_per_llc = 4\n[[task]]\nname = \"t\"\nprogram = \"run\"\n";
+    let (a, _) = from_text(text, &ConfigSpec::parse("6.12").unwrap().overrides(None), LogMode::HashOnly).unwrap();
+    let (b, _) = from_text(text, &ConfigSpec::parse("6.12+base-slice-0.70").unwrap().overrides(None), LogMode::HashOnly).unwrap();
+    assert_eq!(a.sched().tun.base_slice, 2_250_000);
+    assert_eq!(b.sched().tun.base_slice, 2_100_000);
+}
+
+/// Unknown patches are errors naming the patch, with a suggestion.
+#[test]
+fn unknown_patch_is_an_error() {
+    let e = from_text("[sim]\npatches = [\"sis-filtr\"]\n", &Overrides::default(), LogMode::HashOnly).err().unwrap();
+    assert_eq!(e.key, "sim.patches[0]");
+    assert!(e.msg.contains("did you mean `sis-filter`"), "{}", e.msg);
+}
