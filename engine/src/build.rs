@@ -8,7 +8,7 @@ use std::rc::Rc;
 use crate::cpumask::CpuMask;
 use crate::features::{Feature, Features};
 use crate::kernel::{self, Scaling, Tunables};
-use crate::program::Program;
+use crate::program::{Names, Program};
 use crate::scenario::{self, Named, Scenario, ScenarioError, TunableScaling};
 use crate::sched::Sched;
 use crate::sim::{LogMode, Simulation, Static};
@@ -106,6 +106,7 @@ pub fn config(sc: &Scenario, ov: &Overrides) -> Result<Config, ScenarioError> {
     let mut tunables = Tunables::new(hz, base_slice_normalized, scaling, cpus, sc.sim.base_slice.map(|(v, _)| v));
     let c = sc.sim.costs;
     tunables.cost_context_switch = c.context_switch.unwrap_or(tunables.cost_context_switch);
+    tunables.cost_thread_switch = c.thread_switch.unwrap_or(tunables.cost_thread_switch);
     tunables.cost_migration = c.migration.unwrap_or(tunables.cost_migration);
     tunables.cost_scan = c.scan.unwrap_or(tunables.cost_scan);
     Ok(Config {
@@ -131,28 +132,70 @@ fn topology(t: &scenario::Topology) -> Result<Topology, ScenarioError> {
     Ok(Topology::new("custom", get(t.sockets), get(t.llcs_per_socket), get(t.cores_per_llc), get(t.threads_per_core)))
 }
 
+/// Resolves channel and task names while programs compile: channels are
+/// created on first use, with the capacity a `[[channel]]` gives.
+struct Resolver<'a> {
+    specs: &'a [scenario::ChannelSpec],
+    chans: Vec<(String, u64)>,
+    /// Task instance names, in task id order.
+    tasks: &'a [String],
+}
+
+impl Names for Resolver<'_> {
+    fn channel(&mut self, name: &str) -> u32 {
+        if let Some(i) = self.chans.iter().position(|(n, _)| n == name) {
+            return i as u32;
+        }
+        let cap = self.specs.iter().find(|c| c.name == name).map_or(scenario::DEFAULT_CHANNEL_CAPACITY, |c| c.capacity);
+        self.chans.push((name.to_string(), cap));
+        self.chans.len() as u32 - 1
+    }
+
+    fn task(&self, name: &str) -> Option<u32> {
+        self.tasks.iter().position(|n| n == name).map(|i| i as u32)
+    }
+}
+
+/// The instance names of the tasks: "name" or "name.0" .. "name.{n-1}".
+fn instance_names(tasks: &[scenario::TaskSpec]) -> Vec<String> {
+    let mut names = Vec::new();
+    for spec in tasks {
+        for k in 0..spec.count {
+            names.push(if spec.count == 1 { spec.name.clone() } else { format!("{}.{k}", spec.name) });
+        }
+    }
+    names
+}
+
 /// Builds the simulation a scenario describes.
 pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation, Config), ScenarioError> {
     let cfg = config(sc, ov)?;
+    let (tasks, channels, measures) = crate::workload::expand_all(sc, cfg.cpus)?;
     let mut sched = Sched::new(cfg.topology.clone(), cfg.features, cfg.tunables);
     let group_ids = add_groups(&mut sched, &sc.groups);
+    let names = instance_names(&tasks);
     let mut info = Static {
-        task_names: Vec::new(),
+        task_names: Vec::with_capacity(names.len()),
         programs: Vec::new(),
         task_prog: Vec::new(),
         task_start: Vec::new(),
         duration: cfg.duration,
         seed: cfg.seed,
+        workloads: Vec::new(),
     };
-    for (i, spec) in sc.tasks.iter().enumerate() {
-        let prog = Program::compile(&spec.program.stmts).map_err(|u| {
-            ScenarioError::new(format!("task[{i}].program"), Some(u.pos), format!("{} are not supported yet", u.what))
-        })?;
+    let mut resolver = Resolver { specs: &channels, chans: Vec::new(), tasks: &names };
+    // Tasks naming one `process` share its address space (mm).
+    let mut processes: Vec<(String, u32)> = Vec::new();
+    let mut spec_first: Vec<u32> = Vec::with_capacity(tasks.len());
+    for (i, spec) in tasks.iter().enumerate() {
+        let key = if i < sc.tasks.len() { format!("task[{i}]") } else { format!("task `{}`", spec.name) };
+        let prog = Program::compile(&spec.program.stmts, &mut resolver)
+            .map_err(|u| ScenarioError::new(format!("{key}.program"), Some(u.pos), u.what))?;
         let affinity = Rc::new(match &spec.affinity {
             Some((list, pos)) => {
                 if let Some(&bad) = list.0.iter().find(|&&c| c >= cfg.cpus) {
                     return Err(ScenarioError::new(
-                        format!("task[{i}].affinity"),
+                        format!("{key}.affinity"),
                         Some(*pos),
                         format!("CPU {bad} does not exist (the machine has {} CPU{})", cfg.cpus, if cfg.cpus == 1 { "" } else { "s" }),
                     ));
@@ -161,16 +204,43 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
             }
             None => CpuMask::full(cfg.cpus),
         });
+        let tg = match &spec.group {
+            None => crate::rbtree::NIL,
+            Some(g) => match group_ids.iter().find(|(n, _)| *n == g.name) {
+                Some(&(_, id)) => id,
+                None => return Err(ScenarioError::at(g, format!("no group named `{}`", g.name))),
+            },
+        };
         info.programs.push(prog);
         let prog_id = info.programs.len() as u32 - 1;
-        for k in 0..spec.count {
-            let tg = spec.group.as_ref().and_then(|g| group_ids.iter().find(|(n, _)| *n == g.name)).map_or(crate::rbtree::NIL, |&(_, id)| id);
+        spec_first.push(sched.tasks.len() as u32);
+        for _ in 0..spec.count {
             let t = sched.add_task_in(affinity.clone(), spec.nice, spec.policy, spec.slice, tg);
-            sched.tasks[t as usize].want_preempt = spec.want_preempt;
-            info.task_names.push(if spec.count == 1 { spec.name.clone() } else { format!("{}.{k}", spec.name) });
+            let task = &mut sched.tasks[t as usize];
+            task.want_preempt = spec.want_preempt;
+            if let Some(p) = &spec.process {
+                task.mm = match processes.iter().find(|(n, _)| n == p) {
+                    Some(&(_, mm)) => mm,
+                    None => {
+                        processes.push((p.clone(), t));
+                        t
+                    }
+                };
+            }
+            info.task_names.push(names[t as usize].clone());
             info.task_prog.push(prog_id);
             info.task_start.push(spec.start);
         }
+    }
+    sched.chans = resolver.chans.iter().map(|&(_, cap)| crate::chan::Channel::new(cap)).collect();
+    for m in measures {
+        let mut workers = Vec::new();
+        for w in &m.workers {
+            if let Some(i) = tasks.iter().position(|t| t.name == *w) {
+                workers.extend(spec_first[i]..spec_first[i] + tasks[i].count);
+            }
+        }
+        info.workloads.push(crate::sim::WorkloadRun { measure: m, workers });
     }
     Ok((Simulation::new(sched, info, mode), cfg))
 }

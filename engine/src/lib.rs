@@ -10,6 +10,7 @@ pub mod balance;
 pub mod build;
 pub mod cfs;
 pub mod cfs_rq;
+pub mod chan;
 pub mod compare;
 pub mod cpumask;
 pub mod entity;
@@ -37,6 +38,7 @@ pub mod timeline;
 pub mod topology;
 pub mod trace;
 pub mod weight;
+pub mod workload;
 
 pub use build::{build, from_text, Config, Overrides};
 pub use sim::{LogMode, Simulation};

@@ -19,6 +19,12 @@ pub enum Instr {
     /// Start of a loop body; `end` is the index of the matching `EndLoop`.
     Loop { count: Option<u64>, end: u32 },
     EndLoop { start: u32 },
+    Send { ch: u32, n: u32 },
+    Recv { ch: u32, n: u32 },
+    Wake { task: u32 },
+    Wait,
+    Call { task: u32 },
+    Reply,
 }
 
 /// A compiled program.
@@ -27,21 +33,27 @@ pub struct Program {
     pub code: Vec<Instr>,
 }
 
-/// Statements the engine cannot run yet, with where they were written.
+/// A name in a program that does not resolve, with where it was written.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unsupported {
-    pub what: &'static str,
+pub struct Unresolved {
+    pub what: String,
     pub pos: crate::scenario::Pos,
 }
 
+/// Resolves channel and task names to ids while compiling.
+pub trait Names {
+    fn channel(&mut self, name: &str) -> u32;
+    fn task(&self, name: &str) -> Option<u32>;
+}
+
 impl Program {
-    pub fn compile(stmts: &[Stmt]) -> Result<Program, Unsupported> {
+    pub fn compile(stmts: &[Stmt], names: &mut dyn Names) -> Result<Program, Unresolved> {
         let mut p = Program::default();
-        p.emit(stmts)?;
+        p.emit(stmts, names)?;
         Ok(p)
     }
 
-    fn emit(&mut self, stmts: &[Stmt]) -> Result<(), Unsupported> {
+    fn emit(&mut self, stmts: &[Stmt], names: &mut dyn Names) -> Result<(), Unresolved> {
         for s in stmts {
             let instr = match &s.kind {
                 StmtKind::Run(d) => Instr::Run(*d),
@@ -54,16 +66,24 @@ impl Program {
                 StmtKind::Loop { count, body } => {
                     let start = self.code.len() as u32;
                     self.code.push(Instr::Loop { count: *count, end: 0 });
-                    self.emit(body)?;
+                    self.emit(body, names)?;
                     let end = self.code.len() as u32;
                     self.code.push(Instr::EndLoop { start });
                     self.code[start as usize] = Instr::Loop { count: *count, end };
                     continue;
                 }
-                StmtKind::Send { .. } | StmtKind::Recv { .. } => {
-                    return Err(Unsupported { what: "channels (send/recv)", pos: s.pos })
-                }
-                StmtKind::Wake(_) | StmtKind::Wait => return Err(Unsupported { what: "wake/wait", pos: s.pos }),
+                StmtKind::Send { chan, n } => Instr::Send { ch: names.channel(chan), n: *n },
+                StmtKind::Recv { chan, n } => Instr::Recv { ch: names.channel(chan), n: *n },
+                StmtKind::Wake(t) => match names.task(t) {
+                    Some(task) => Instr::Wake { task },
+                    None => return Err(Unresolved { what: format!("wake: no task named `{t}`"), pos: s.pos }),
+                },
+                StmtKind::Wait => Instr::Wait,
+                StmtKind::Call(t) => match names.task(t) {
+                    Some(task) => Instr::Call { task },
+                    None => return Err(Unresolved { what: format!("call: no task named `{t}`"), pos: s.pos }),
+                },
+                StmtKind::Reply => Instr::Reply,
             };
             self.code.push(instr);
         }
@@ -81,6 +101,10 @@ pub struct Cursor {
     /// `sum_exec_runtime` at which the current `run` ends (u64::MAX: never);
     /// None when the task is not inside a `run`.
     pub burst_end: Option<u64>,
+    /// Messages still to move by the send/recv in progress (it blocked).
+    pub io_left: u32,
+    /// Blocked in a `call`, waiting for the reply.
+    pub in_call: bool,
 }
 
 /// What a task does next, as far as the scheduler is concerned.
@@ -93,6 +117,12 @@ pub enum Action {
     Nice(i32),
     Slice(Option<u64>),
     Exit,
+    Send { ch: u32, n: u32 },
+    Recv { ch: u32, n: u32 },
+    Wake { task: u32 },
+    Wait,
+    Call { task: u32 },
+    Reply,
 }
 
 /// Samples a duration.
@@ -133,6 +163,12 @@ impl Cursor {
                     self.pc = prog.code.len() as u32;
                     return Some(Action::Exit);
                 }
+                Instr::Send { ch, n } => return Some(Action::Send { ch, n }),
+                Instr::Recv { ch, n } => return Some(Action::Recv { ch, n }),
+                Instr::Wake { task } => return Some(Action::Wake { task }),
+                Instr::Wait => return Some(Action::Wait),
+                Instr::Call { task } => return Some(Action::Call { task }),
+                Instr::Reply => return Some(Action::Reply),
                 Instr::Loop { count, end } => {
                     let n = count.unwrap_or(u64::MAX);
                     if n == 0 {

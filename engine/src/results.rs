@@ -24,6 +24,34 @@ pub struct TaskResult {
     pub ops: u64,
 }
 
+/// What a workload macro measured over its worker tasks.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WorkloadResult {
+    pub name: String,
+    pub kind: &'static str,
+    pub case: String,
+    pub load: String,
+    /// The workload's own figure (see `workload::Metric`), in `unit`.
+    pub metric: crate::workload::Metric,
+    pub unit: &'static str,
+    pub value: f64,
+    pub higher_is_better: bool,
+    /// Operations the workers completed (loop iterations: messages read,
+    /// transactions, requests, wakes handled).
+    pub ops: u64,
+    pub ops_per_sec: f64,
+    /// Whether every task of the run finished its program.
+    pub finished: bool,
+    /// Time to completion (finished) or the simulated duration, ns.
+    pub time_ns: u64,
+    pub wakeup_latency_ns: Percentiles,
+    /// From a `call` returning to the next `call` (schbench requests).
+    pub request_latency_ns: Percentiles,
+    pub nr_voluntary_switches: u64,
+    pub nr_involuntary_switches: u64,
+    pub nr_migrations: u64,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CpuResult {
     pub cpu: u32,
@@ -43,6 +71,7 @@ pub struct RunResult {
     /// Hash of the event log (equal across hosts and wasm).
     pub log_hash: String,
     pub tasks: Vec<TaskResult>,
+    pub workloads: Vec<WorkloadResult>,
     pub cpus: Vec<CpuResult>,
     pub pick: PickStats,
     /// select_idle_sibling() statistics: wakeups, CPUs scanned, idle found.
@@ -87,6 +116,7 @@ impl Simulation {
                     }
                 })
                 .collect(),
+            workloads: self.info.workloads.iter().map(|w| self.workload_result(w)).collect(),
             cpus: s
                 .rqs
                 .iter()
@@ -97,6 +127,63 @@ impl Simulation {
             balance: s.balance_stats,
             topology: format!("{} ({})", s.topo.name, s.topo.describe()),
             warnings: self.warnings.clone(),
+        }
+    }
+}
+
+impl Simulation {
+    /// A workload's figures, summed (counters) and merged (latency
+    /// histograms) over its worker tasks.
+    pub fn workload_result(&self, w: &crate::sim::WorkloadRun) -> WorkloadResult {
+        use crate::workload::Metric;
+        let s = &self.state.sched;
+        let m = &w.measure;
+        let mut wakeup = crate::hist::Hist::default();
+        let mut request = crate::hist::Hist::default();
+        let (mut ops, mut nvcsw, mut nivcsw, mut migrations, mut cpu_time) = (0, 0, 0, 0, 0);
+        for &t in &w.workers {
+            let st = &s.tasks[t as usize].stats;
+            wakeup.merge(&st.wakeup_latency);
+            request.merge(&st.request_latency);
+            ops += st.ops;
+            nvcsw += st.nvcsw;
+            nivcsw += st.nivcsw;
+            migrations += st.nr_migrations;
+            cpu_time += self.task_cpu_time(t);
+        }
+        let finished = self.state.exited as usize == s.tasks.len();
+        let time_ns = s.now.max(1);
+        let secs = time_ns as f64 / 1e9;
+        let value = match m.metric {
+            // Unfinished: the time the whole job would take at the rate
+            // reached (hackbench cut short by the duration).
+            Metric::Time => match m.total_ops {
+                Some(total) if !finished && ops > 0 => secs * total as f64 / ops as f64,
+                _ => secs,
+            },
+            Metric::Throughput => ops as f64 / secs,
+            Metric::WakeupP99 => wakeup.quantile(0.99) as f64 / 1e3,
+            Metric::RequestP99 => request.quantile(0.99) as f64 / 1e3,
+            Metric::CpuTime => cpu_time as f64 / time_ns as f64,
+        };
+        WorkloadResult {
+            name: m.name.clone(),
+            kind: m.kind,
+            case: m.case.clone(),
+            load: m.load.clone(),
+            metric: m.metric,
+            unit: m.metric.unit(),
+            value,
+            higher_is_better: m.metric.higher_is_better(),
+            ops,
+            ops_per_sec: ops as f64 / secs,
+            finished,
+            time_ns,
+            wakeup_latency_ns: wakeup.percentiles(),
+            request_latency_ns: request.percentiles(),
+            nr_voluntary_switches: nvcsw,
+            nr_involuntary_switches: nivcsw,
+            nr_migrations: migrations,
         }
     }
 }

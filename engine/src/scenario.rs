@@ -178,6 +178,72 @@ pub struct Scenario {
     pub topology: Topology,
     pub tasks: Vec<TaskSpec>,
     pub groups: Vec<GroupSpec>,
+    pub channels: Vec<ChannelSpec>,
+    pub workloads: Vec<WorkloadSpec>,
+    pub study: Option<StudySpec>,
+}
+
+/// `[[channel]]`: a message channel with a capacity (messages); channels a
+/// program names without declaring get the default capacity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChannelSpec {
+    pub name: String,
+    pub capacity: u64,
+    pub pos: Pos,
+}
+
+/// Default channel capacity in messages: a 64 KiB pipe of 64-byte messages.
+pub const DEFAULT_CHANNEL_CAPACITY: u64 = 1024;
+
+/// `[[workload]]`: a macro that expands into tasks and channels (see
+/// workload.rs). Its parameters are kept as written, for the engine to check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkloadSpec {
+    pub kind: Named,
+    pub name: Option<String>,
+    /// Every other key, with its value as an integer, duration (ns) or string.
+    pub params: Vec<(Named, Param)>,
+    pub pos: Pos,
+}
+
+/// A workload parameter value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Param {
+    Int(i64),
+    /// A duration string ("100us"), in ns.
+    Dur(u64),
+    Str(String),
+    Bool(bool),
+}
+
+impl fmt::Display for Param {
+    /// As it would be written in TOML.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Param::Int(n) => write!(f, "{n}"),
+            Param::Dur(ns) => write!(f, "\"{}\"", format_duration(*ns)),
+            Param::Str(s) => write!(f, "\"{}\"", s.escape_default()),
+            Param::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// `[study]`: one workload at several load levels × seeds × configurations,
+/// reduced to the seed mails' table (see study.rs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StudySpec {
+    /// Configuration specs ("6.6", "6.6+sis-filter", "6.6,SIS_UTIL=off").
+    pub base: Named,
+    pub compare: Vec<Named>,
+    pub seeds: Vec<u64>,
+    /// The workload parameter the load levels set (e.g. "groups").
+    pub load: Option<Named>,
+    pub loads: Vec<(Param, Pos)>,
+    /// Rows: each case is a set of workload parameters.
+    pub cases: Vec<Vec<(Named, Param)>>,
+    /// The figure compared (default: the workload's own).
+    pub metric: Option<Named>,
+    pub pos: Pos,
 }
 
 /// `[[group]]`: a cpu cgroup (task group) with its weight.
@@ -201,6 +267,7 @@ pub struct GroupSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Costs {
     pub context_switch: Option<u64>,
+    pub thread_switch: Option<u64>,
     pub migration: Option<u64>,
     pub scan: Option<u64>,
 }
@@ -286,6 +353,10 @@ pub struct TaskSpec {
     /// The "wants to be wakeup-preempted" hint (a negative slice in the
     /// seed 003 reply's proposal).
     pub want_preempt: bool,
+    /// The process the task belongs to: tasks naming the same process are
+    /// threads sharing one address space (cheaper switches between them).
+    /// None: a process of its own.
+    pub process: Option<String>,
     /// Of the `[[task]]` header (JSON: the object's `{`).
     pub pos: Pos,
 }
@@ -340,6 +411,11 @@ pub enum StmtKind {
     /// A task name, "name" or "name.3" for one of a counted task's instances.
     Wake(String),
     Wait,
+    /// `call TASK`: put yourself on TASK's request list, wake it and wait
+    /// for the reply (schbench's msg_and_wait()).
+    Call(String),
+    /// `reply`: wake every task on your request list (xlist_wake_all()).
+    Reply,
 }
 
 /// A duration or a distribution of durations, in ns.
@@ -353,6 +429,12 @@ pub enum Dur {
 // ---------------------------------------------------------------------------
 // Entry points
 // ---------------------------------------------------------------------------
+
+/// Parses a program on its own (workload macros build theirs as text);
+/// every statement is placed at `at`.
+pub fn parse_program(code: &str, at: Pos) -> Result<Program, String> {
+    program::parse(code, &|_| at).map(|p| p.program).map_err(|(_, m)| m)
+}
 
 /// Parses a scenario, detecting the format (see [`Format::detect`]).
 pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
@@ -597,6 +679,8 @@ impl fmt::Display for Stmt {
             }
             StmtKind::Wake(t) => write!(f, "wake {t}"),
             StmtKind::Wait => f.write_str("wait"),
+            StmtKind::Call(t) => write!(f, "call {t}"),
+            StmtKind::Reply => f.write_str("reply"),
         }
     }
 }
@@ -667,7 +751,8 @@ pub(crate) fn suggest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str>
 // Schema
 // ---------------------------------------------------------------------------
 
-const TOP_KEYS: [&str; 5] = ["sim", "topology", "task", "workload", "group"];
+const TOP_KEYS: [&str; 7] = ["sim", "topology", "task", "workload", "group", "channel", "study"];
+const STUDY_KEYS: [&str; 7] = ["base", "compare", "seeds", "load", "loads", "cases", "metric"];
 const SIM_KEYS: [&str; 9] = [
     "duration",
     "seed",
@@ -679,7 +764,7 @@ const SIM_KEYS: [&str; 9] = [
     "tunable_scaling",
     "costs",
 ];
-const COST_KEYS: [&str; 3] = ["context_switch", "migration", "scan"];
+const COST_KEYS: [&str; 4] = ["context_switch", "thread_switch", "migration", "scan"];
 const GROUP_KEYS: [&str; 5] = ["name", "parent", "weight", "shares", "idle"];
 const TOPOLOGY_KEYS: [&str; 5] = [
     "preset",
@@ -688,8 +773,8 @@ const TOPOLOGY_KEYS: [&str; 5] = [
     "cores_per_llc",
     "threads_per_core",
 ];
-const TASK_KEYS: [&str; 10] = [
-    "name", "count", "nice", "policy", "slice", "affinity", "start", "program", "group", "want_preempt",
+const TASK_KEYS: [&str; 11] = [
+    "name", "count", "nice", "policy", "slice", "affinity", "start", "program", "group", "want_preempt", "process",
 ];
 
 type R<T> = Result<T, ScenarioError>;
@@ -910,15 +995,18 @@ impl Cx<'_, '_> {
         let mut topology = None;
         let mut tasks: Vec<ParsedTask> = Vec::new();
         let mut groups: Vec<GroupSpec> = Vec::new();
+        let mut channels: Vec<ChannelSpec> = Vec::new();
+        let mut workloads: Vec<WorkloadSpec> = Vec::new();
+        let mut study = None;
         for e in entries {
             match e.key.as_str() {
                 "sim" => sim = Some(self.sim(&e.value)?),
                 "topology" => topology = Some(self.topology(&e.value)?),
                 "task" => tasks = self.tasks(&e.value)?,
-                "workload" => {
-                    return Err(self.not_yet(e, "kind", "workload macros are not supported yet"))
-                }
+                "workload" => workloads = self.workloads(&e.value)?,
                 "group" => groups = self.groups(&e.value)?,
+                "channel" => channels = self.channels(&e.value)?,
+                "study" => study = Some(self.study(&e.value)?),
                 _ => return Err(self.unknown_key("", "at the top level", e, &TOP_KEYS)),
             }
         }
@@ -938,25 +1026,10 @@ impl Cx<'_, '_> {
             topology,
             tasks: tasks.into_iter().map(|t| t.spec).collect(),
             groups,
+            channels,
+            workloads,
+            study,
         })
-    }
-
-    /// `[[workload]]` and `[[group]]`: point at `KEY` of the first element
-    /// (or at the element when it has no such key).
-    fn not_yet(&self, e: &Entry, key: &str, msg: &str) -> ScenarioError {
-        let (base, elem) = match &e.value.kind {
-            Kind::Array(items) => match items.first() {
-                Some(first) => (format!("{}[0]", e.key), first),
-                None => return ScenarioError::new(e.key.clone(), Some(self.pos(e.key_start)), msg),
-            },
-            _ => (e.key.clone(), &e.value),
-        };
-        if let Kind::Table(entries) = &elem.kind {
-            if let Some(k) = entries.iter().find(|k| !key.is_empty() && k.key == key) {
-                return ScenarioError::new(join(&base, key), Some(self.pos(k.key_start)), msg);
-            }
-        }
-        ScenarioError::new(base, Some(self.pos(elem.start)), msg)
     }
 
     // -- [sim] --------------------------------------------------------------
@@ -1080,6 +1153,7 @@ impl Cx<'_, '_> {
                         let d = Some(self.duration(&c.value, &ckey)?);
                         match c.key.as_str() {
                             "context_switch" => sim.costs.context_switch = d,
+                            "thread_switch" => sim.costs.thread_switch = d,
                             "migration" => sim.costs.migration = d,
                             "scan" => sim.costs.scan = d,
                             _ => return Err(self.unknown_key(&key, "in sim.costs", c, &COST_KEYS)),
@@ -1221,6 +1295,7 @@ impl Cx<'_, '_> {
         let mut start = 0;
         let mut group = None;
         let mut want_preempt = false;
+        let mut process = None;
         let mut program: Option<(Program, Vec<(String, Pos)>)> = None;
         for e in entries {
             let key = join(&base, &e.key);
@@ -1257,6 +1332,11 @@ impl Cx<'_, '_> {
                 "program" => program = Some(self.program(v, &key)?),
                 "group" => group = Some(self.named(v, &key, "a group name (string)")?),
                 "want_preempt" => want_preempt = self.boolean(v, &key)?,
+                "process" => {
+                    let s = self.string(v, &key, "a process name (string)")?;
+                    check_task_name(s).map_err(|m| self.err(&key, v, m))?;
+                    process = Some(s.to_string());
+                }
                 _ => return Err(self.unknown_key(&base, "in [[task]]", e, &TASK_KEYS)),
             }
         }
@@ -1280,6 +1360,7 @@ impl Cx<'_, '_> {
             program,
             group,
             want_preempt,
+            process,
             pos,
         };
         Ok(ParsedTask {
@@ -1329,6 +1410,152 @@ impl Cx<'_, '_> {
             out.push(g);
         }
         Ok(out)
+    }
+
+    // -- [[channel]] and [[workload]] --------------------------------------
+
+    fn array<'v>(&self, v: &'v Value, key: &str, what: &str) -> R<&'v [Value]> {
+        match &v.kind {
+            Kind::Array(items) => Ok(items),
+            _ => Err(self.err(key, v, format!("`{key}` must be an array of {what}, found {}", self.type_name(v)))),
+        }
+    }
+
+    fn channels(&self, v: &Value) -> R<Vec<ChannelSpec>> {
+        let mut out: Vec<ChannelSpec> = Vec::new();
+        for (i, item) in self.array(v, "channel", "channels")?.iter().enumerate() {
+            let base = format!("channel[{i}]");
+            let pos = self.pos(item.start);
+            let mut c = ChannelSpec { name: String::new(), capacity: DEFAULT_CHANNEL_CAPACITY, pos };
+            for e in self.table(item, &base)? {
+                let key = join(&base, &e.key);
+                match e.key.as_str() {
+                    "name" => c.name = self.string(&e.value, &key, "a channel name (string)")?.to_string(),
+                    "capacity" => c.capacity = self.int(&e.value, &key, 1, 1 << 40)? as u64,
+                    _ => return Err(self.unknown_key(&base, "in [[channel]]", e, &["name", "capacity"])),
+                }
+            }
+            if c.name.is_empty() {
+                return Err(ScenarioError::new(format!("{base}.name"), Some(pos), "channel is missing required key `name`"));
+            }
+            if out.iter().any(|o| o.name == c.name) {
+                return Err(ScenarioError::new(format!("{base}.name"), Some(pos), format!("duplicate channel name `{}`", c.name)));
+            }
+            out.push(c);
+        }
+        Ok(out)
+    }
+
+    fn workloads(&self, v: &Value) -> R<Vec<WorkloadSpec>> {
+        let mut out = Vec::new();
+        for (i, item) in self.array(v, "workload", "workloads")?.iter().enumerate() {
+            let base = format!("workload[{i}]");
+            let pos = self.pos(item.start);
+            let mut kind = None;
+            let mut name = None;
+            let mut params = Vec::new();
+            for e in self.table(item, &base)? {
+                let key = join(&base, &e.key);
+                let v = &e.value;
+                match e.key.as_str() {
+                    "kind" => kind = Some(self.named(v, &key, "a workload kind such as \"hackbench\"")?),
+                    "name" => name = Some(self.string(v, &key, "a name prefix (string)")?.to_string()),
+                    _ => {
+                        let value = self.param(v, &key)?;
+                        params.push((Named { name: e.key.clone(), key, pos: self.pos(e.key_start) }, value));
+                    }
+                }
+            }
+            let kind = kind.ok_or_else(|| ScenarioError::new(format!("{base}.kind"), Some(pos), "workload is missing required key `kind`"))?;
+            out.push(WorkloadSpec { kind, name, params, pos });
+        }
+        Ok(out)
+    }
+
+    /// A workload parameter: an integer, a boolean, a duration ("100us")
+    /// or another string.
+    fn param(&self, v: &Value, key: &str) -> R<Param> {
+        Ok(match &v.kind {
+            Kind::Int(n) => Param::Int(i64::try_from(*n).map_err(|_| self.err(key, v, "integer out of range"))?),
+            Kind::Bool(b) => Param::Bool(*b),
+            Kind::Str(s, _) => match parse_duration(s) {
+                Ok(ns) if s.chars().next().is_some_and(|c| c.is_ascii_digit()) => Param::Dur(ns),
+                _ => Param::Str(s.clone()),
+            },
+            _ => return Err(self.err(key, v, format!("workload parameters are integers, booleans or strings, found {}", self.type_name(v)))),
+        })
+    }
+
+    // -- [study] ------------------------------------------------------------
+
+    fn study(&self, v: &Value) -> R<StudySpec> {
+        let pos = self.pos(v.start);
+        let mut base = None;
+        let mut compare = Vec::new();
+        let mut seeds = vec![1, 2, 3, 4, 5];
+        let mut load = None;
+        let mut loads = Vec::new();
+        let mut cases = Vec::new();
+        let mut metric = None;
+        for e in self.table(v, "study")? {
+            let key = join("study", &e.key);
+            let v = &e.value;
+            match e.key.as_str() {
+                "base" => base = Some(self.named(v, &key, "a configuration such as \"6.6\" or \"6.6+sis-filter\"")?),
+                "compare" => {
+                    compare = match &v.kind {
+                        Kind::Array(items) => items
+                            .iter()
+                            .enumerate()
+                            .map(|(i, it)| self.named(it, &format!("{key}[{i}]"), "a configuration string"))
+                            .collect::<R<Vec<_>>>()?,
+                        _ => vec![self.named(v, &key, "a configuration string or an array of them")?],
+                    }
+                }
+                "seeds" => {
+                    seeds = match &v.kind {
+                        Kind::Int(_) => (1..=self.int(v, &key, 1, 1000)? as u64).collect(),
+                        Kind::Array(items) => items
+                            .iter()
+                            .enumerate()
+                            .map(|(i, it)| self.int(it, &format!("{key}[{i}]"), 0, u64::MAX as i128).map(|n| n as u64))
+                            .collect::<R<Vec<_>>>()?,
+                        _ => return Err(self.err(&key, v, format!("`seeds` is a count (5) or a list of seeds ([1, 2, 3]), found {}", self.type_name(v)))),
+                    };
+                    if seeds.is_empty() {
+                        return Err(self.err(&key, v, "`seeds` must name at least one seed"));
+                    }
+                }
+                "load" => load = Some(self.named(v, &key, "the workload parameter the loads set, such as \"groups\"")?),
+                "loads" => {
+                    for (i, it) in self.array(v, &key, "load levels")?.iter().enumerate() {
+                        loads.push((self.param(it, &format!("{key}[{i}]"))?, self.pos(it.start)));
+                    }
+                }
+                "cases" => {
+                    for (i, it) in self.array(v, &key, "cases (tables of workload parameters)")?.iter().enumerate() {
+                        let base = format!("{key}[{i}]");
+                        let mut case = Vec::new();
+                        for c in self.table(it, &base)? {
+                            let ckey = join(&base, &c.key);
+                            let value = self.param(&c.value, &ckey)?;
+                            case.push((Named { name: c.key.clone(), key: ckey, pos: self.pos(c.key_start) }, value));
+                        }
+                        cases.push(case);
+                    }
+                }
+                "metric" => metric = Some(self.named(v, &key, "a metric name")?),
+                _ => return Err(self.unknown_key("study", "in [study]", e, &STUDY_KEYS)),
+            }
+        }
+        let base = base.ok_or_else(|| ScenarioError::new("study.base", Some(pos), "study is missing required key `base`"))?;
+        if compare.is_empty() {
+            return Err(ScenarioError::new("study.compare", Some(pos), "study is missing required key `compare`"));
+        }
+        if loads.is_empty() != load.is_none() {
+            return Err(ScenarioError::new("study.loads", Some(pos), "`load` (the parameter) and `loads` (its values) go together"));
+        }
+        Ok(StudySpec { base, compare, seeds, load, loads, cases, metric, pos })
     }
 
     fn boolean(&self, v: &Value, key: &str) -> R<bool> {
@@ -1415,7 +1642,7 @@ fn leaf(key: &str) -> &str {
     }
 }
 
-fn check_task_name(s: &str) -> Result<(), String> {
+pub fn check_task_name(s: &str) -> Result<(), String> {
     let mut chars = s.chars();
     let first_ok = chars
         .next()
@@ -1497,7 +1724,7 @@ fn check_wakes(tasks: &[ParsedTask]) -> R<()> {
                 None => (target.as_str(), None),
             };
             let Some(&n) = counts.get(base) else {
-                let mut msg = format!("wake: no task named `{target}`");
+                let mut msg = format!("no task named `{target}`");
                 if let Some(s) = suggest(base, &names) {
                     msg.push_str(&format!("; did you mean `{s}`?"));
                 }
@@ -1509,7 +1736,7 @@ fn check_wakes(tasks: &[ParsedTask]) -> R<()> {
                         key,
                         Some(*pos),
                         format!(
-                        "wake: task `{base}` has count {n}; wake one of `{base}.0` .. `{base}.{}`",
+                        "task `{base}` has count {n}; name one of `{base}.0` .. `{base}.{}`",
                         n - 1
                     ),
                     ))
@@ -1519,7 +1746,7 @@ fn check_wakes(tasks: &[ParsedTask]) -> R<()> {
                     return Err(ScenarioError::new(
                         key,
                         Some(*pos),
-                        format!("wake: task `{base}` has count 1; write `wake {base}`"),
+                        format!("task `{base}` has count 1; write `{base}`"),
                     ))
                 }
                 Some(k) => {
@@ -1531,7 +1758,7 @@ fn check_wakes(tasks: &[ParsedTask]) -> R<()> {
                             key,
                             Some(*pos),
                             format!(
-                                "wake: `{target}` is not one of `{base}.0` .. `{base}.{}`",
+                                "`{target}` is not one of `{base}.0` .. `{base}.{}`",
                                 n - 1
                             ),
                         ));

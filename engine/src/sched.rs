@@ -57,6 +57,11 @@ pub struct TaskStats {
     pub wakeup_latency: Hist,
     /// Loop iterations the program completed (workload "ops").
     pub ops: u64,
+    /// Request latency: from a `call` returning to the next `call` (the
+    /// work done per request, as schbench measures it).
+    pub request_latency: Hist,
+    /// When the last `call` returned (None before the first).
+    pub call_returned: Option<u64>,
 }
 
 /// What a waker remembers of its wakees (`wakee_flips`, `last_wakee`,
@@ -86,6 +91,14 @@ pub struct Task {
     pub tg: u32,
     /// The seed 003 reply's "wants to be wakeup-preempted" hint.
     pub want_preempt: bool,
+    /// The futex-like wake word (`wake` before `wait`), whether the task
+    /// blocks in `wait`, and the callers waiting for its `reply`.
+    pub wake_pending: bool,
+    pub waiting: bool,
+    pub requests: Vec<u32>,
+    /// The address space: switching between tasks of one process (threads)
+    /// skips the mm switch and costs `cost_thread_switch`.
+    pub mm: u32,
     /// Links in its CPU's `cfs_tasks` list (most recently used first).
     pub lru_prev: u32,
     pub lru_next: u32,
@@ -155,6 +168,8 @@ pub struct Sched {
     pub topo: Rc<Topology>,
     /// Task groups (cgroups); the root group is implicit (NIL).
     pub groups: Vec<crate::group::TaskGroup>,
+    /// Message channels.
+    pub chans: Vec<crate::chan::Channel>,
     pub ents: Vec<SchedEntity>,
     pub nodes: Vec<RbNode>,
     pub cfs_rqs: Vec<CfsRq>,
@@ -239,6 +254,7 @@ impl Sched {
         Sched {
             topo,
             groups: Vec::new(),
+            chans: Vec::new(),
             llc,
             sd,
             sis: SisStats::default(),
@@ -302,6 +318,10 @@ impl Sched {
             overhead: 0,
             tg,
             want_preempt: false,
+            wake_pending: false,
+            waiting: false,
+            requests: Vec::new(),
+            mm: id,
             lru_prev: NIL,
             lru_next: NIL,
             state: TaskState::New,
@@ -636,7 +656,8 @@ impl Sched {
             self.update_idle_core(cpu);
         } else {
             let now = self.now;
-            let cost = self.tun.cost_context_switch;
+            let same_mm = prev != NIL && self.tasks[prev as usize].mm == self.tasks[next as usize].mm;
+            let cost = if same_mm { self.tun.cost_thread_switch } else { self.tun.cost_context_switch };
             let t = &mut self.tasks[next as usize];
             t.overhead += cost;
             t.state = TaskState::Running;

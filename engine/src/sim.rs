@@ -76,6 +76,8 @@ pub struct SimState {
     cpus: Vec<CpuSim>,
     /// Discrete events processed so far.
     pub events: u64,
+    /// Tasks whose program ended; when all have, the run is over.
+    pub exited: u32,
     pub done: bool,
 }
 
@@ -159,6 +161,15 @@ pub struct Static {
     pub task_start: Vec<u64>,
     pub duration: u64,
     pub seed: u64,
+    /// The workload macros and the tasks (ids) each measures.
+    pub workloads: Vec<WorkloadRun>,
+}
+
+/// A workload macro's measure and its worker task ids.
+#[derive(Clone, Debug)]
+pub struct WorkloadRun {
+    pub measure: crate::workload::Measure,
+    pub workers: Vec<u32>,
 }
 
 pub struct Simulation {
@@ -193,6 +204,7 @@ impl Simulation {
             cursors: vec![Cursor::default(); ntasks],
             cpus: vec![CpuSim::default(); ncpus],
             events: 0,
+            exited: 0,
             done: false,
         };
         state.sched.tracing = true;
@@ -232,6 +244,9 @@ impl Simulation {
             self.state.events += 1;
             self.handle(ev.kind);
             self.flush();
+            if self.state.exited as usize == self.state.cursors.len() {
+                self.finish();
+            }
             return true;
         }
     }
@@ -249,12 +264,40 @@ impl Simulation {
     fn finish(&mut self) -> bool {
         if !self.state.done {
             self.state.done = true;
-            let end = self.info.duration.max(self.state.sched.now);
+            // A run whose tasks all exited ends then (hackbench's time);
+            // otherwise it covers the whole duration.
+            let all_exited = self.state.exited as usize == self.state.cursors.len();
+            let end = if all_exited { self.state.sched.now } else { self.info.duration.max(self.state.sched.now) };
+            if !all_exited && self.state.queue.is_empty() {
+                self.note_deadlock();
+            }
             self.state.sched.set_now(end);
             self.state.sched.finish_accounting();
             self.state.sched.records.clear();
         }
         false
+    }
+
+    /// Nothing is left to happen but tasks still wait: say who waits on
+    /// what (a scenario whose tasks wait for each other).
+    fn note_deadlock(&mut self) {
+        let s = &self.state.sched;
+        let blocked: Vec<&str> = s
+            .tasks
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.state == TaskState::Sleeping)
+            .map(|(i, _)| self.info.task_names[i].as_str())
+            .collect();
+        if !blocked.is_empty() {
+            let shown = blocked.iter().take(8).copied().collect::<Vec<_>>().join(", ");
+            let more = if blocked.len() > 8 { format!(" and {} more", blocked.len() - 8) } else { String::new() };
+            self.warnings.push(format!(
+                "deadlock at {} ns: no event is left and {} task(s) wait forever ({shown}{more})",
+                s.now,
+                blocked.len()
+            ));
+        }
     }
 
     /// Saves the current position.
@@ -367,6 +410,9 @@ impl Simulation {
                 Outcome::Running => {}
                 Outcome::Again => resume = true,
                 Outcome::Leave(prev_state) => {
+                    if prev_state == PrevState::Exiting {
+                        self.state.exited += 1;
+                    }
                     resume = true;
                     self.schedule(cpu, prev_state, &mut resume);
                 }
@@ -411,6 +457,23 @@ impl Simulation {
             }
             self.state.cursors[t].burst_end = None;
         }
+        // A call that blocked has its reply: the request starts now.
+        if std::mem::take(&mut self.state.cursors[t].in_call) {
+            let now = self.state.sched.now;
+            self.state.sched.tasks[t].stats.call_returned = Some(now);
+        }
+        // A send or recv that blocked resumes where it stopped.
+        let left = self.state.cursors[t].io_left;
+        if left > 0 {
+            let pc = self.state.cursors[t].pc - 1;
+            let prog = &self.info.programs[self.info.task_prog[t] as usize];
+            let outcome = match prog.code[pc as usize] {
+                crate::program::Instr::Send { ch, .. } => self.state.sched.chan_send(task, ch, left),
+                crate::program::Instr::Recv { ch, .. } => self.state.sched.chan_recv(task, ch, left),
+                _ => crate::chan::Io::Done,
+            };
+            return self.io_outcome(task, outcome);
+        }
         let prog = &self.info.programs[self.info.task_prog[t] as usize];
         let st = &mut self.state;
         let mut ops = st.sched.tasks[t].stats.ops;
@@ -453,6 +516,58 @@ impl Simulation {
                 Outcome::Again
             }
             Some(Action::Exit) => Outcome::Leave(PrevState::Exiting),
+            Some(Action::Send { ch, n }) => {
+                let io = st.sched.chan_send(task, ch, n);
+                self.io_outcome(task, io)
+            }
+            Some(Action::Recv { ch, n }) => {
+                let io = st.sched.chan_recv(task, ch, n);
+                self.io_outcome(task, io)
+            }
+            Some(Action::Wake { task: target }) => {
+                st.sched.task_wake(task, target);
+                Outcome::Again
+            }
+            Some(Action::Wait) => {
+                if st.sched.task_wait(task) {
+                    Outcome::Leave(PrevState::Blocking)
+                } else {
+                    Outcome::Again
+                }
+            }
+            Some(Action::Call { task: target }) => {
+                let now = st.sched.now;
+                let stats = &mut st.sched.tasks[t].stats;
+                if let Some(since) = stats.call_returned {
+                    stats.request_latency.record(now - since);
+                }
+                if st.sched.task_call(task, target) {
+                    st.cursors[t].in_call = true;
+                    Outcome::Leave(PrevState::Blocking)
+                } else {
+                    st.sched.tasks[t].stats.call_returned = Some(now);
+                    Outcome::Again
+                }
+            }
+            Some(Action::Reply) => {
+                st.sched.task_reply(task);
+                Outcome::Again
+            }
+        }
+    }
+
+    /// A channel operation either completed (keep going) or blocks the task
+    /// with messages still to move.
+    fn io_outcome(&mut self, task: u32, io: crate::chan::Io) -> Outcome {
+        match io {
+            crate::chan::Io::Done => {
+                self.state.cursors[task as usize].io_left = 0;
+                Outcome::Again
+            }
+            crate::chan::Io::Blocked(left) => {
+                self.state.cursors[task as usize].io_left = left;
+                Outcome::Leave(PrevState::Blocking)
+            }
         }
     }
 

@@ -126,6 +126,13 @@ pub enum Record {
     Placement { task: u32, waker_cpu: u32, prev: u32, cpu: u32, how: Placed, end: ScanEnd, scan_start: u32, scan_len: u16, filtered: u16 },
     /// The load balancer moved a queued task.
     Migrate { task: u32, from: u32, to: u32 },
+    /// A channel operation: `n` messages moved; `blocked` when the task has
+    /// to wait for the rest.
+    Chan { task: u32, ch: u32, send: bool, n: u32, blocked: bool },
+    /// `wake`: `woke` when the target was waiting (else its wake word is set).
+    Signal { task: u32, target: u32, woke: bool },
+    /// `wait`: `blocked` when no wake was pending.
+    Wait { task: u32, blocked: bool },
 }
 
 /// One log line: when, which discrete event produced it, and what.
@@ -201,6 +208,11 @@ impl Record {
                     .for_each(|&v| h.u64(v))
             }
             Migrate { task, from, to } => [16, task as u64, from as u64, to as u64].iter().for_each(|&v| h.u64(v)),
+            Chan { task, ch, send, n, blocked } => {
+                [17, task as u64, ch as u64, send as u64, n as u64, blocked as u64].iter().for_each(|&v| h.u64(v))
+            }
+            Signal { task, target, woke } => [18, task as u64, target as u64, woke as u64].iter().for_each(|&v| h.u64(v)),
+            Wait { task, blocked } => [19, task as u64, blocked as u64].iter().for_each(|&v| h.u64(v)),
         }
     }
 }

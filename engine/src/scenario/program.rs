@@ -5,6 +5,7 @@
 //! stmt    := "run" [D] | "sleep" D | "loop" [N] "{" program "}" | "yield"
 //!          | "nice" N | "slice" (D | "default" | "0") | "exit"
 //!          | "send" CH [N] | "recv" CH [N] | "wake" TASK | "wait"
+//!          | "call" TASK | "reply"
 //! D       := 4ms | 1.5ms | 750us | exp(D) | uniform(D, D)
 //! ```
 //!
@@ -17,8 +18,9 @@ use super::{suggest, Dur, Pos, Program, Stmt, StmtKind, SLICE_MAX_NS, SLICE_MIN_
 /// How deep `loop`s may nest.
 pub const MAX_LOOP_DEPTH: usize = 16;
 
-const KEYWORDS: [&str; 11] = [
-    "run", "sleep", "loop", "yield", "nice", "slice", "exit", "send", "recv", "wake", "wait",
+const KEYWORDS: [&str; 13] = [
+    "run", "sleep", "loop", "yield", "nice", "slice", "exit", "send", "recv", "wake", "wait", "call",
+    "reply",
 ];
 
 /// A parsed program and the `wake` targets it names (checked against the
@@ -269,6 +271,7 @@ impl<'a> Parser<'a, '_> {
             "yield" => StmtKind::Yield,
             "exit" => StmtKind::Exit,
             "wait" => StmtKind::Wait,
+            "reply" => StmtKind::Reply,
             "nice" => {
                 let (t, noff) = self.bump();
                 match t {
@@ -355,17 +358,21 @@ impl<'a> Parser<'a, '_> {
                     StmtKind::Recv { chan, n }
                 }
             }
-            "wake" => {
+            "wake" | "call" => {
                 let (t, toff) = self.bump();
                 match t {
                     Tok::Word(name) => {
                         self.wakes.push((name.to_string(), (self.pos)(toff)));
-                        StmtKind::Wake(name.to_string())
+                        if word == "wake" {
+                            StmtKind::Wake(name.to_string())
+                        } else {
+                            StmtKind::Call(name.to_string())
+                        }
                     }
                     other => {
                         return Err((
                             toff,
-                            format!("wake needs a task name, found {}", other.describe()),
+                            format!("{word} needs a task name, found {}", other.describe()),
                         ))
                     }
                 }

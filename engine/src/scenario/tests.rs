@@ -643,29 +643,21 @@ fn topology_rules() {
 }
 
 #[test]
-fn workload_and_group_rejected() {
+fn workloads_and_channels_parse() {
     let text = format!("{EXAMPLE_TOML}{EXAMPLE_WORKLOAD}");
-    let e = err(&text);
-    assert_err(
-        &e,
-        "workload[0].kind",
-        p(28, 1),
-        "workload macros are not supported yet",
-    );
+    let sc = parse(&text).unwrap();
+    assert_eq!(sc.workloads.len(), 1);
+    assert_eq!(sc.workloads[0].kind.name, "hackbench");
+    assert_eq!(sc.workloads[0].kind.key, "workload[0].kind");
     let e = err("[[workload]]\ngroups = 2\n");
-    assert_err(
-        &e,
-        "workload[0]",
-        p(1, 1),
-        "workload macros are not supported yet",
-    );
-    let e = err("{\"workload\": [{\"groups\": 2, \"kind\": \"hackbench\"}]}");
-    assert_err(
-        &e,
-        "workload[0].kind",
-        p(1, 29),
-        "workload macros are not supported yet",
-    );
+    assert_err(&e, "workload[0].kind", p(1, 1), "workload is missing required key `kind`");
+    let sc = parse("[[workload]]\nkind = \"x\"\nwork = \"30us\"\nmode = \"pipe\"\nn = 3\nsync = true\n").unwrap();
+    let params: Vec<(&str, &Param)> = sc.workloads[0].params.iter().map(|(n, v)| (n.name.as_str(), v)).collect();
+    assert_eq!(params, vec![("work", &Param::Dur(30_000)), ("mode", &Param::Str("pipe".into())), ("n", &Param::Int(3)), ("sync", &Param::Bool(true))]);
+    let sc = parse("[[channel]]\nname = \"req\"\ncapacity = 4\n").unwrap();
+    assert_eq!((sc.channels[0].name.as_str(), sc.channels[0].capacity), ("req", 4));
+    let e = err("[[channel]]\nname = \"a\"\nsize = 4\n");
+    assert_eq!(e.key, "channel[0].size");
 }
 
 #[test]

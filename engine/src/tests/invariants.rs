@@ -43,6 +43,13 @@ fn program(r: &mut Rng) -> String {
             _ => format!("slice {}us", *pick(r, &[100u64, 300, 1000, 5000])),
         });
     }
+    // Channel traffic between the tasks (WF_SYNC wakeups, blocking on
+    // full and empty channels).
+    if r.uniform(0, 3) == 0 {
+        let ch = r.uniform(0, 1);
+        let n = r.uniform(1, 3);
+        body.push(if r.uniform(0, 1) == 0 { format!("send c{ch} {n}") } else { format!("recv c{ch} {n}") });
+    }
     let body = body.join("; ");
     match r.uniform(0, 5) {
         0 => "run".into(),
@@ -100,6 +107,18 @@ pub(crate) fn random_scenario(r: &mut Rng) -> String {
             s += &format!("affinity = \"{a}-{b}\"\n");
         }
         s += &format!("program = \"{}\"\n", program(r));
+    }
+    for c in 0..2 {
+        s += &format!("[[channel]]\nname = \"c{c}\"\ncapacity = {}\n", pick(r, &[1u32, 2, 16]));
+    }
+    if r.uniform(0, 5) == 0 {
+        s += match r.uniform(0, 2) {
+            // Costs scaled up from the defaults to keep the event count
+            // (and the check at every event) affordable.
+            0 => "[[workload]]\nkind = \"pipe-test\"\ncpu = -1\nwork = \"40us\"\nloops = 300\n",
+            1 => "[[workload]]\nkind = \"stress-futex\"\ninstances = 2\nwake_cost = \"30us\"\nwait_cost = \"20us\"\n",
+            _ => "[[workload]]\nkind = \"schbench\"\nworkers = 3\nwork = \"300us\"\n",
+        };
     }
     s
 }
@@ -211,6 +230,11 @@ fn coverage_kind(r: &Record) -> &'static str {
         Record::Placement { end: crate::select::ScanEnd::Found, .. } => "placement-scan-found",
         Record::Placement { .. } => "placement",
         Record::Migrate { .. } => "migrate",
+        Record::Chan { blocked: true, .. } => "chan-blocked",
+        Record::Chan { .. } => "chan",
+        Record::Signal { woke: true, .. } => "signal-woke",
+        Record::Signal { .. } => "signal",
+        Record::Wait { .. } => "wait",
     }
 }
 

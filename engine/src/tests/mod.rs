@@ -2,6 +2,7 @@
 //! invariants over random scenarios, and the fast path's equivalence.
 
 mod cfs;
+mod chan;
 mod invariants;
 mod patches;
 mod oracles;

@@ -12,10 +12,16 @@ use schedlab_engine::{from_text, LogMode, Overrides};
 const USAGE: &str = "\
 usage:
   schedlab run SCENARIO [--kernel V] [--patch P]... [--feature F=on|off]...
-                        [--seed N] [--duration D] [--json] [--log]
+                        [--seed N] [--duration D] [--json] [--log] [--tasks]
   schedlab compare SCENARIO --base CONFIG --patch CONFIG [--runs N] [--json]
                         CONFIG is KERNEL[+PATCH...][,FLAG=on|off...],
                         e.g. --base 6.6 --patch 6.6+reweight-fix
+  schedlab study SCENARIO [--runs N] [--json] [--sorted]
+                        the scenario's [study]: loads x seeds x configurations,
+                        as the seed mails' table (case load baseline(std%) compare%(std%))
+  schedlab expand SCENARIO
+                        the tasks and channels its [[workload]] macros become (TOML)
+  schedlab workloads    every workload kind with its parameters
   schedlab patches      every patch with its source and what it changes
   schedlab validate SCENARIO [--reps N] [--duration D] [--cpu N|auto] [--json]
                         run it on this machine's kernel and in the model, compare
@@ -47,6 +53,8 @@ fn run(args: &[String]) -> Result<String, String> {
         Some("patches") => Ok(cmd_patches()),
         Some("compare") => cmd_compare(&args[1..]),
         Some("features") => Ok(cmd_features()),
+        Some("expand") => cmd_expand(&args[1..]),
+        Some("workloads") => Ok(cmd_workloads()),
         Some("-h" | "--help" | "help") | None => Ok(format!("{USAGE}\n")),
         Some(other) => Err(format!("unknown command `{other}`\n{USAGE}")),
     }
@@ -63,7 +71,7 @@ fn read_scenario(path: &str) -> Result<String, String> {
 
 fn cmd_run(args: &[String]) -> Result<String, String> {
     let mut ov = Overrides::default();
-    let (mut path, mut json, mut log) = (None, false, false);
+    let (mut path, mut json, mut log, mut all_tasks) = (None, false, false, false);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |flag: &str| it.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
@@ -84,6 +92,7 @@ fn cmd_run(args: &[String]) -> Result<String, String> {
             }
             "--json" => json = true,
             "--log" => log = true,
+            "--tasks" => all_tasks = true,
             s if s.starts_with("--") => return Err(format!("unknown option `{s}`\n{USAGE}")),
             s => {
                 if path.replace(s.to_string()).is_some() {
@@ -123,7 +132,8 @@ fn cmd_run(args: &[String]) -> Result<String, String> {
         "{:<16} {:>12} {:>7} {:>8} {:>8} {:>10} {:>10} {:>10}\n",
         "task", "cpu_time", "share", "vol_sw", "invol_sw", "lat_p50", "lat_p99", "lat_max"
     );
-    for t in &res.tasks {
+    let shown = if all_tasks || res.tasks.len() <= MAX_TASK_LINES { res.tasks.len() } else { MAX_TASK_LINES };
+    for t in &res.tasks[..shown] {
         out += &format!(
             "{:<16} {:>12} {:>6.2}% {:>8} {:>8} {:>10} {:>10} {:>10}\n",
             t.name,
@@ -136,6 +146,54 @@ fn cmd_run(args: &[String]) -> Result<String, String> {
             t.wakeup_latency_ns.max
         );
     }
+    if shown < res.tasks.len() {
+        out += &format!("... {} more tasks (--tasks lists them all)\n", res.tasks.len() - shown);
+    }
+    for w in &res.workloads {
+        let better = if w.higher_is_better { "higher" } else { "lower" };
+        out += &format!(
+            "workload {} ({}, {}, {}): {} = {:.4} {} ({better} is better); {} ops, {:.0} ops/s{}\n",
+            w.name,
+            w.kind,
+            w.case,
+            w.load,
+            w.metric.name(),
+            w.value,
+            w.unit,
+            w.ops,
+            w.ops_per_sec,
+            if w.finished { ", finished" } else { "" }
+        );
+        let us = |ns: u64| ns as f64 / 1e3;
+        out += &format!(
+            "  wakeup latency us: p50 {:.1} p90 {:.1} p99 {:.1} max {:.1}",
+            us(w.wakeup_latency_ns.p50),
+            us(w.wakeup_latency_ns.p90),
+            us(w.wakeup_latency_ns.p99),
+            us(w.wakeup_latency_ns.max)
+        );
+        if w.request_latency_ns.count > 0 {
+            out += &format!(
+                "; request latency us: p50 {:.1} p90 {:.1} p99 {:.1} max {:.1}",
+                us(w.request_latency_ns.p50),
+                us(w.request_latency_ns.p90),
+                us(w.request_latency_ns.p99),
+                us(w.request_latency_ns.max)
+            );
+        }
+        out += &format!(
+            "\n  switches: {} voluntary, {} involuntary; {} migrations\n",
+            w.nr_voluntary_switches, w.nr_involuntary_switches, w.nr_migrations
+        );
+    }
+    let busy: u64 = res.cpus.iter().map(|c| c.busy_ns).sum();
+    let idle: u64 = res.cpus.iter().map(|c| c.idle_ns).sum();
+    out += &format!(
+        "cpus: {:.1} % busy; select_idle_sibling: {} wakeups, {:.2} CPUs scanned per wakeup\n",
+        100.0 * busy as f64 / (busy + idle).max(1) as f64,
+        res.sis.wakeups,
+        res.sis.cpus_scanned as f64 / res.sis.wakeups.max(1) as f64
+    );
     if sim.sched().feat.has(Feature::PICK_STATS) {
         let p = res.pick;
         out += &format!(
@@ -155,6 +213,37 @@ fn cmd_run(args: &[String]) -> Result<String, String> {
         out += &format!("warning: {w}\n");
     }
     Ok(out)
+}
+
+/// Beyond this many tasks `run` prints only the first (and the workloads).
+const MAX_TASK_LINES: usize = 32;
+
+fn only_path(cmd: &str, args: &[String]) -> Result<String, String> {
+    match args {
+        [p] if !p.starts_with("--") || p == "-" => Ok(p.clone()),
+        _ => Err(format!("{cmd}: expected exactly one SCENARIO\n{USAGE}")),
+    }
+}
+
+fn cmd_expand(args: &[String]) -> Result<String, String> {
+    let path = only_path("expand", args)?;
+    let text = read_scenario(&path)?;
+    let sc = schedlab_engine::scenario::parse(&text).map_err(|e| format!("{path}: {e}"))?;
+    let cfg = schedlab_engine::build::config(&sc, &Overrides::default()).map_err(|e| format!("{path}: {e}"))?;
+    let (tasks, channels, measures) = schedlab_engine::workload::expand_all(&sc, cfg.cpus).map_err(|e| format!("{path}: {e}"))?;
+    Ok(schedlab_engine::workload::to_toml(&tasks, &channels, &measures))
+}
+
+fn cmd_workloads() -> String {
+    let mut out = String::new();
+    for k in schedlab_engine::workload::KINDS {
+        out += &format!("{}\n  {}\n", k.name, k.about);
+        for p in k.params.iter().chain(schedlab_engine::workload::COMMON) {
+            out += &format!("  {:<16} {:<28} {}\n", p.name, format!("(default {})", p.default), p.about);
+        }
+        out += "\n";
+    }
+    out
 }
 
 fn cmd_patches() -> String {

@@ -114,10 +114,45 @@ fn refuse_custom_slice(sc: &Scenario, version: (u32, u32)) -> Result<(), String>
     Ok(())
 }
 
+/// Names for a validation run, which has no channels or wake targets
+/// (`refuse_interaction` rejected them before compiling).
+struct NoNames;
+
+impl schedlab_engine::program::Names for NoNames {
+    fn channel(&mut self, _: &str) -> u32 {
+        0
+    }
+    fn task(&self, _: &str) -> Option<u32> {
+        None
+    }
+}
+
 fn compile(i: usize, stmts: &[Stmt]) -> Result<Arc<Program>, String> {
-    Program::compile(stmts)
+    Program::compile(stmts, &mut NoNames)
         .map(Arc::new)
-        .map_err(|u| at(&format!("task[{i}].program"), u.pos, format!("{} cannot be validated: the engine does not model them yet", u.what)))
+        .map_err(|u| at(&format!("task[{i}].program"), u.pos, format!("{} cannot be validated", u.what)))
+}
+
+/// Tasks that talk to each other (channels, wake/wait, call/reply) and
+/// workload macros need a real implementation of those primitives on the
+/// kernel side, which the validator does not have: refuse them.
+fn refuse_interaction(sc: &Scenario) -> Result<(), String> {
+    if let Some(w) = sc.workloads.first() {
+        return Err(at("workload[0]", w.pos, "workload macros cannot be validated: the validator runs only run/sleep/yield/nice/slice programs"));
+    }
+    let talks = |k: &StmtKind| {
+        matches!(k, StmtKind::Send { .. } | StmtKind::Recv { .. } | StmtKind::Wake(_) | StmtKind::Wait | StmtKind::Call(_) | StmtKind::Reply)
+    };
+    for (i, t) in sc.tasks.iter().enumerate() {
+        if any_stmt(&t.program.stmts, &talks) {
+            return Err(at(
+                &format!("task[{i}].program"),
+                t.pos,
+                "channels and wakes (send/recv/wake/wait/call/reply) cannot be validated: the validator runs only run/sleep/yield/nice/slice programs",
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn instances(sc: &Scenario) -> Result<Vec<Instance>, String> {
@@ -165,6 +200,7 @@ fn tunable_notes(sc: &Scenario, preset: &str, notes: &mut Vec<String>) {
 pub fn plan(sc: Scenario, version: (u32, u32), machine_cpus: usize, preset: &str, requested: Option<u64>) -> Result<Plan, String> {
     refuse_sim_overrides(&sc)?;
     refuse_topology(&sc, machine_cpus)?;
+    refuse_interaction(&sc)?;
     let instances = instances(&sc)?;
     let scenario_cpu = single_cpu(&sc)?;
     refuse_custom_slice(&sc, version)?;

@@ -275,6 +275,11 @@ impl<'a> Interp<'a> {
             }
             Some(Action::Slice(v)) => self.apply("slice", sys::set_slice(0, self.spec.policy, self.nice, v)),
             Some(Action::Exit) => false,
+            // plan.rs refuses programs that talk to other tasks.
+            Some(other) => {
+                self.shared.fail(format!("{}: {other:?} cannot be validated", self.spec.name));
+                false
+            }
         }
     }
 

@@ -1,0 +1,171 @@
+//! Channel, wake/wait and call/reply semantics, run through whole
+//! simulations built from scenario text.
+
+use crate::sim::{LogMode, Simulation};
+use crate::trace::Record;
+use crate::{from_text, Overrides};
+
+const US: u64 = 1_000;
+
+fn run(text: &str) -> Simulation {
+    let (mut sim, _) = from_text(text, &Overrides::default(), LogMode::Full).unwrap();
+    sim.run();
+    sim
+}
+
+fn id(sim: &Simulation, name: &str) -> u32 {
+    sim.info.task_names.iter().position(|n| n == name).unwrap() as u32
+}
+
+/// Every record of the run with its time.
+fn records(sim: &Simulation) -> Vec<(u64, Record)> {
+    sim.log.iter().map(|e| (e.time, e.record)).collect()
+}
+
+/// One CPU, no switch costs: times in the log are the programs' own.
+const FREE: &str = "[sim]\nkernel = \"6.18\"\ncosts = { context_switch = \"0ns\", thread_switch = \"0ns\", migration = \"0ns\", scan = \"0ns\" }\n[topology]\npreset = \"1cpu\"\n";
+
+#[test]
+fn a_blocked_receiver_is_woken_by_a_send() {
+    let sim = run(&format!(
+        "{FREE}[[task]]\nname = \"rx\"\nprogram = \"recv c; run 1ms\"\n\
+         [[task]]\nname = \"tx\"\nprogram = \"sleep 5ms; send c\"\n"
+    ));
+    let (rx, tx) = (id(&sim, "rx"), id(&sim, "tx"));
+    let log = records(&sim);
+    // rx blocks at t = 0 on the empty channel, having moved nothing.
+    assert!(log.contains(&(0, Record::Chan { task: rx, ch: 0, send: false, n: 0, blocked: true })));
+    // tx's send at 5 ms moves the message and wakes rx then.
+    let send = log.iter().position(|r| *r == (5_000 * US, Record::Chan { task: tx, ch: 0, send: true, n: 1, blocked: false })).unwrap();
+    assert!(log[send..].iter().any(|&(t, r)| t == 5_000 * US && matches!(r, Record::Wakeup { task, .. } if task == rx)));
+    // rx then takes it and runs its 1 ms: both are done at 6 ms, and the
+    // run ends there (every task exited) rather than at the 1 s duration.
+    assert_eq!(sim.now(), 6_000 * US);
+    assert_eq!((sim.sched().chans[0].sent, sim.sched().chans[0].received, sim.sched().chans[0].count), (1, 1, 0));
+}
+
+#[test]
+fn capacity_blocks_the_sender_until_the_receiver_makes_room() {
+    let sim = run(&format!(
+        "{FREE}[[channel]]\nname = \"c\"\ncapacity = 2\n\
+         [[task]]\nname = \"tx\"\nprogram = \"send c 5; run 1ms\"\n\
+         [[task]]\nname = \"rx\"\nprogram = \"sleep 1ms; recv c 5\"\n"
+    ));
+    let (tx, rx) = (id(&sim, "tx"), id(&sim, "rx"));
+    let log = records(&sim);
+    // At t = 0 only 2 of the 5 fit: tx blocks with 3 to go.
+    assert!(log.contains(&(0, Record::Chan { task: tx, ch: 0, send: true, n: 2, blocked: true })));
+    // At 1 ms rx takes both, which wakes tx; rx blocks for the other 3.
+    assert!(log.contains(&(1_000 * US, Record::Chan { task: rx, ch: 0, send: false, n: 2, blocked: true })));
+    assert!(log.iter().any(|&(t, r)| t == 1_000 * US && matches!(r, Record::Wakeup { task, .. } if task == tx)));
+    // The rest flows 2 + 1, and every message arrives exactly once.
+    let c = &sim.sched().chans[0];
+    assert_eq!((c.sent, c.received, c.count), (5, 5, 0));
+    let moved: u32 = log.iter().filter_map(|(_, r)| match r { Record::Chan { send: true, n, .. } => Some(*n), _ => None }).sum();
+    assert_eq!(moved, 5);
+    // tx's 1 ms of work starts when its last message is in: at 1 ms.
+    assert_eq!(sim.now(), 2_000 * US);
+}
+
+#[test]
+fn no_message_is_lost_or_duplicated_between_many_producers_and_consumers() {
+    // 3 producers × 100 messages, 2 consumers × 150, a 4-message buffer on
+    // two CPUs: lots of blocking on both sides, random work times.
+    for seed in 1..=8 {
+        let sim = run(&format!(
+            "[sim]\nseed = {seed}\nduration = \"10s\"\n[topology]\npreset = \"2cpu-vm\"\n\
+             [[channel]]\nname = \"q\"\ncapacity = 4\n\
+             [[task]]\nname = \"p\"\ncount = 3\nprogram = \"loop 100 {{ run exp(20us); send q }}\"\n\
+             [[task]]\nname = \"c\"\ncount = 2\nprogram = \"loop 150 {{ recv q; run exp(30us) }}\"\n"
+        ));
+        let q = &sim.sched().chans[0];
+        assert_eq!((q.sent, q.received, q.count), (300, 300, 0), "seed {seed}");
+        assert!(q.senders.is_empty() && q.receivers.is_empty());
+        // Every task finished (nobody was left waiting) and each consumer
+        // did its 150 iterations.
+        assert_eq!(sim.state.exited, 5, "seed {seed}: {:?}", sim.warnings);
+        for k in 0..2 {
+            assert_eq!(sim.sched().tasks[id(&sim, &format!("c.{k}")) as usize].stats.ops, 150);
+        }
+    }
+}
+
+#[test]
+fn ping_pong_round_trips_are_counted_and_cost_what_the_model_says() {
+    // pipe-test, 1000 round trips on one CPU. The CPU is never idle (one of
+    // the two is always runnable), so the simulated time is the two tasks'
+    // CPU time: 2 × 1000 × 0.7 µs of work plus 1 µs per switch into a task
+    // (two processes: the full context-switch cost; see kernel.rs).
+    let sim = run("[sim]\nkernel = \"6.18\"\n[topology]\npreset = \"1cpu\"\n[[workload]]\nkind = \"pipe-test\"\nloops = 1000\n");
+    let (a, b) = (id(&sim, "pipe-test-a"), id(&sim, "pipe-test-b"));
+    let s = sim.sched();
+    assert_eq!((s.tasks[a as usize].stats.ops, s.tasks[b as usize].stats.ops), (1000, 1000));
+    assert_eq!((s.chans[0].sent, s.chans[1].sent), (1000, 1000));
+    let cpu_a = sim.task_cpu_time(a);
+    let cpu_b = sim.task_cpu_time(b);
+    assert_eq!(sim.now(), cpu_a + cpu_b);
+    let switches_in = records(&sim).iter().filter(|(_, r)| matches!(r, Record::Switch { next, .. } if *next != crate::rbtree::NIL)).count() as u64;
+    assert!(switches_in >= 2000, "at least two switches per round trip, got {switches_in}");
+    assert_eq!(sim.now(), 2 * 1000 * 700 + switches_in * 1_000);
+    let w = &sim.results("6.18").workloads[0];
+    assert!(w.finished);
+    assert_eq!(w.ops, 1000);
+    assert!((w.value - 1000.0 / (sim.now() as f64 / 1e9)).abs() < 1e-6);
+}
+
+#[test]
+fn threads_of_one_process_switch_for_less() {
+    // The same ping-pong as threads: each switch costs 0.6 µs.
+    let sim = run("[sim]\nkernel = \"6.18\"\n[topology]\npreset = \"1cpu\"\n[[workload]]\nkind = \"pipe-test\"\nloops = 1000\nmode = \"threads\"\n");
+    let switches = records(&sim).iter().filter(|(_, r)| matches!(r, Record::Switch { prev, next, .. } if *next != crate::rbtree::NIL && *prev != crate::rbtree::NIL)).count() as u64;
+    // The first switch comes from idle (a full switch); the rest are
+    // thread to thread.
+    assert_eq!(sim.now(), 2 * 1000 * 700 + 1_000 + switches * 600);
+}
+
+#[test]
+fn a_wake_before_the_wait_is_remembered_once() {
+    // w wakes s twice at 1 ms while s sleeps (not in `wait`); s's first
+    // wait at 3 ms returns at once (the word was set, once), its second at
+    // 4 ms blocks until the wake at 5 ms.
+    let sim = run(&format!(
+        "{FREE}[[task]]\nname = \"s\"\nprogram = \"sleep 3ms; wait; run 1ms; wait; run 1ms\"\n\
+         [[task]]\nname = \"w\"\nprogram = \"sleep 1ms; wake s; wake s; sleep 4ms; wake s\"\n"
+    ));
+    let s = id(&sim, "s");
+    let log = records(&sim);
+    let waits: Vec<(u64, bool)> = log.iter().filter_map(|&(t, r)| match r { Record::Wait { task, blocked } if task == s => Some((t, blocked)), _ => None }).collect();
+    assert_eq!(waits, vec![(3_000 * US, false), (4_000 * US, true)]);
+    // Woken at 5 ms, s runs its last 1 ms.
+    assert_eq!(sim.now(), 6_000 * US);
+}
+
+#[test]
+fn reply_wakes_every_caller_in_order_and_request_latency_is_call_to_call() {
+    // Two workers call m; m replies to both at once. Each worker's request
+    // (call return -> next call) is its 1 ms sleep + 2 ms run.
+    let sim = run(&format!(
+        "{FREE}[[task]]\nname = \"m\"\nprogram = \"loop {{ reply; wait }}\"\n\
+         [[task]]\nname = \"w\"\ncount = 2\nprogram = \"loop 3 {{ call m; sleep 1ms; run 2ms }}\"\n"
+    ));
+    let m = id(&sim, "m");
+    let log = records(&sim);
+    let first_reply: Vec<u32> = log.iter().filter_map(|&(_, r)| match r { Record::Signal { task, target, .. } if task == m => Some(target), _ => None }).take(2).collect();
+    assert_eq!(first_reply, vec![id(&sim, "w.0"), id(&sim, "w.1")]);
+    for k in 0..2 {
+        let st = &sim.sched().tasks[id(&sim, &format!("w.{k}")) as usize].stats;
+        assert_eq!(st.ops, 3);
+        // Three calls: the 2nd and 3rd each close a request; on one CPU the
+        // two workers' runs interleave, so a request takes at least 3 ms.
+        assert_eq!(st.request_latency.count, 2);
+        assert!(st.request_latency.max >= 3_000 * US, "{}", st.request_latency.max);
+    }
+    // m never exits: the run goes on to the duration, m waiting.
+    assert_eq!(sim.now(), 1_000_000 * US);
+}
+
+#[test]
+fn a_deadlock_is_reported_by_name() {
+    let sim = run(&format!("{FREE}[[task]]\nname = \"lonely\"\nprogram = \"recv nobody\"\n"));
+    assert!(sim.warnings.iter().any(|w| w.contains("deadlock") && w.contains("lonely")), "{:?}", sim.warnings);
+}
