@@ -109,6 +109,7 @@ pub fn config(sc: &Scenario, ov: &Overrides) -> Result<Config, ScenarioError> {
     tunables.cost_thread_switch = c.thread_switch.unwrap_or(tunables.cost_thread_switch);
     tunables.cost_migration = c.migration.unwrap_or(tunables.cost_migration);
     tunables.cost_scan = c.scan.unwrap_or(tunables.cost_scan);
+    tunables.idle_exit = c.idle_exit;
     Ok(Config {
         kernel: preset.name.to_string(),
         patches: patch_list.iter().map(|n| n.name.clone()).collect(),

@@ -135,6 +135,11 @@ impl Cx<'_> {
         self.sim.sched().feat.has(f)
     }
 
+    /// EEVDF is off: the v5.15 CFS pick and preemption rules apply.
+    fn cfs(&self) -> bool {
+        !self.feat(Feature::EEVDF)
+    }
+
     /// The pick on `cpu` among this event's records.
     fn pick_on(&self, cpu: u32) -> Option<Record> {
         self.records.iter().rev().copied().find(|r| matches!(*r, Record::Pick { cpu: c, .. } if c == cpu))
@@ -212,6 +217,33 @@ impl Cx<'_> {
                 "The load balancer moved {} from CPU {from} to CPU {to} (it was queued, not running: detach_task() / attach_task()).",
                 self.name(task)
             ),
+            Record::Chan { task, ch, send, n, blocked } => {
+                let verb = if send { "sent" } else { "received" };
+                let wait = match (blocked, send) {
+                    (false, _) => String::new(),
+                    (true, true) => " The channel is full: it blocks until a receiver makes room.".into(),
+                    (true, false) => " The channel is empty: it blocks until a sender puts messages in.".into(),
+                };
+                format!("{} {verb} {n} message{} on channel {ch}; waiters on the other side are woken with WF_SYNC, as pipe and socket writes do.{wait}", self.name(task), if n == 1 { "" } else { "s" })
+            }
+            Record::Signal { task, target, woke } => {
+                if woke {
+                    format!("{} woke {}, which was waiting (a futex wake: try_to_wake_up() without WF_SYNC).", self.name(task), self.name(target))
+                } else {
+                    format!("{} posted a wake to {}, which is not waiting yet: its next `wait` returns at once.", self.name(task), self.name(target))
+                }
+            }
+            Record::Wait { task, blocked } => {
+                if blocked {
+                    format!("{} waits (futex_wait): it blocks until woken.", self.name(task))
+                } else {
+                    format!("{} waits, but a wake was already posted: it goes on without blocking.", self.name(task))
+                }
+            }
+            Record::IdleExit { cpu, latency } => format!(
+                "CPU {cpu} was idle and has work queued: it first leaves its idle state, which takes {} µs (the state's exit latency), then schedules.",
+                latency as f64 / 1e3
+            ),
             #[allow(unreachable_patterns)]
             other => format!("{other:?}."),
         }
@@ -231,6 +263,12 @@ impl Cx<'_> {
         }
         match self.entity(cpu, task) {
             Some(e) => {
+                if self.cfs() {
+                    return format!(
+                        "{name} woke up on CPU {cpu}: CFS place_entity() puts it at max(its vruntime, min_vruntime − sleeper credit), here vruntime {}.",
+                        self.rv(cpu, e.vruntime)
+                    );
+                }
                 let how = if self.feat(Feature::PLACE_LAG) {
                     "place_entity() restores the lag it had when it slept (PLACE_LAG)"
                 } else {
@@ -265,6 +303,17 @@ impl Cx<'_> {
         let (a, b) = (self.name(curr), self.name(wakee));
         let ea = self.entity(cpu, curr);
         let eb = self.entity(cpu, wakee);
+        if self.cfs() && matches!(verdict, Verdict::Preempt | Verdict::NotPicked) {
+            let nums = match (&ea, &eb) {
+                (Some(ea), Some(eb)) => format!(" ({b}'s vruntime {} vs {a}'s {})", self.rv(cpu, eb.vruntime), self.rv(cpu, ea.vruntime)),
+                _ => String::new(),
+            };
+            return if verdict == Verdict::Preempt {
+                format!("{b} preempted {a} on CPU {cpu} (CFS): its vruntime is more than the wakeup granularity behind {a}'s{nums}.")
+            } else {
+                format!("{b} woke on CPU {cpu} but does not preempt {a} (CFS): its vruntime is not far enough behind {a}'s (wakeup_preempt_entity(), within the wakeup granularity){nums}.")
+            };
+        }
         match verdict {
             Verdict::Preempt => {
                 // The pick in this event saw the wakee's numbers and V; the
@@ -331,6 +380,9 @@ impl Cx<'_> {
 
     fn resched(&self, cpu: u32, curr: u32, cause: Cause) -> String {
         let a = self.name(curr);
+        if self.cfs() && cause == Cause::SliceExpired {
+            return format!("{a} ran longer than its ideal slice (check_preempt_tick(): sched_slice() of the CFS period by weight) on CPU {cpu}: it is rescheduled, and the smallest vruntime runs next.");
+        }
         match cause {
             Cause::SliceExpired => {
                 let nums = self
@@ -355,7 +407,12 @@ impl Cx<'_> {
                 format!("The load balancer's stopper preempts {a} on CPU {cpu} to push it to an idle CPU (active balance).")
             }
             #[allow(unreachable_patterns)]
-            other => format!("CPU {cpu} reschedules {a} ({other:?})."),
+            other => match format!("{other:?}").as_str() {
+                "VruntimeAhead" => format!(
+                    "{a}'s vruntime is more than a slice ahead of the leftmost entity's (CFS check_preempt_tick()): CPU {cpu} reschedules."
+                ),
+                name => format!("CPU {cpu} reschedules {a} ({name})."),
+            },
         }
     }
 
@@ -365,6 +422,16 @@ impl Cx<'_> {
             return format!("CPU {cpu} has nothing runnable and goes idle.");
         }
         let b = self.name(task);
+        if self.cfs() {
+            let why = match format!("{reason:?}").as_str() {
+                "Buddy" => "the next buddy (the task that just woke and preempted), not too far ahead of the leftmost".to_string(),
+                "LastBuddy" => "the last buddy (the task a wakeup preempted), not too far ahead of the leftmost".to_string(),
+                "SkipAvoided" => "the leftmost is the skip buddy (it yielded), so the second smallest vruntime runs".to_string(),
+                "Single" => "the only runnable entity".to_string(),
+                _ => "the leftmost entity, the smallest vruntime".to_string(),
+            };
+            return format!("pick_next_entity() (CFS) on CPU {cpu} chose {b}: {why} (vruntime {}).", self.rv(cpu, vruntime));
+        }
         let nums = format!("vruntime {} ≤ V {}, deadline {} ms", self.rv(cpu, vruntime), self.rv(cpu, v), self.rv(cpu, deadline));
         let why = match reason {
             PickReason::Single => format!("it is the only runnable entity ({nums})"),
@@ -649,6 +716,26 @@ program = "loop { run exp(300us); sleep exp(400us) }"
     }
 
     #[test]
+    fn cfs_kernel_speaks_cfs() {
+        let ov = Overrides { kernel: Some("5.15".into()), ..Default::default() };
+        let (mut sim, _) = from_text(WAKER, &ov, LogMode::Full).unwrap();
+        let mut picks = 0;
+        while sim.step() {
+            let ev = sim.state.events;
+            let entries: Vec<Entry> = sim.log.iter().filter(|e| e.event == ev).collect();
+            for e in &entries {
+                let s = explain(&sim, e);
+                assert!(!s.contains("pick_eevdf") && !s.contains("eligible (v"), "{s}");
+                if matches!(e.record, Record::Pick { task, .. } if task != NIL) {
+                    assert!(s.starts_with("pick_next_entity() (CFS)"), "{s}");
+                    picks += 1;
+                }
+            }
+        }
+        assert!(picks > 5);
+    }
+
+    #[test]
     fn start_has_a_headline() {
         let (sim, _) = from_text(THREE, &Overrides::default(), LogMode::Full).unwrap();
         let ex = explain_event(&sim, &sim.log, &[]);
@@ -656,31 +743,3 @@ program = "loop { run exp(300us); sleep exp(400us) }"
     }
 }
 
-#[cfg(test)]
-mod print {
-    use super::*;
-    use crate::player::Player;
-    use crate::Overrides;
-
-    /// `SCHEDLAB_EXPLAIN=path cargo test -p schedlab-engine --lib explain::print -- --ignored --nocapture`
-    /// prints the explanation of the first events of a scenario file.
-    #[test]
-    #[ignore]
-    fn print_explanations() {
-        let path = std::env::var("SCHEDLAB_EXPLAIN").expect("SCHEDLAB_EXPLAIN=scenario.toml");
-        let n: u64 = std::env::var("SCHEDLAB_EXPLAIN_N").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
-        let text = std::fs::read_to_string(path).unwrap();
-        let mut p = Player::new(&text, &Overrides::default()).unwrap();
-        for _ in 0..n {
-            if !p.step() {
-                break;
-            }
-            let k = p.event();
-            let ex = explain_event(p.sim(), p.log(), &p.entries(k));
-            println!("#{k} {}: {}", ms(p.time()), ex.headline);
-            for l in &ex.lines {
-                println!("    {l}");
-            }
-        }
-    }
-}

@@ -93,6 +93,9 @@ pub struct Tunables {
     pub cost_thread_switch: u64,
     pub cost_migration: u64,
     pub cost_scan: u64,
+    /// A fixed idle-exit latency for every wakeup of an idle CPU (None: the
+    /// topology's idle states decide; Some(0): none).
+    pub idle_exit: Option<u64>,
 }
 
 /// Default costs: a context switch ≈ 1 µs (lmbench lat_ctx on recent x86;
@@ -126,6 +129,7 @@ impl Tunables {
             cost_thread_switch: DEFAULT_COSTS[0] * 6 / 10,
             cost_migration: DEFAULT_COSTS[1],
             cost_scan: DEFAULT_COSTS[2],
+            idle_exit: None,
         }
     }
 }

@@ -34,6 +34,7 @@ pub mod select;
 pub mod sched;
 pub mod sim;
 pub mod snapshot;
+pub mod study;
 pub mod timeline;
 pub mod topology;
 pub mod trace;

@@ -641,7 +641,7 @@ program = "loop { run exp(200us); sleep exp(500us) }"
         // Play to a time: the cursor lands on the last event at or before it.
         let k = p.play_to(20_000_000);
         assert!(p.time() <= 20_000_000);
-        assert!(p.entries(k + 1).first().map_or(true, |x| x.time > 20_000_000));
+        assert!(p.entries(k + 1).first().is_none_or(|x| x.time > 20_000_000));
     }
 
     #[test]

@@ -4,7 +4,8 @@ use serde::Serialize;
 
 use crate::hist::Percentiles;
 use crate::pick::PickStats;
-use crate::sim::Simulation;
+use crate::sim::{Simulation, WorkloadRun};
+use crate::workload::Metric;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TaskResult {
@@ -32,7 +33,7 @@ pub struct WorkloadResult {
     pub case: String,
     pub load: String,
     /// The workload's own figure (see `workload::Metric`), in `unit`.
-    pub metric: crate::workload::Metric,
+    pub metric: Metric,
     pub unit: &'static str,
     pub value: f64,
     pub higher_is_better: bool,
@@ -131,41 +132,81 @@ impl Simulation {
     }
 }
 
-impl Simulation {
-    /// A workload's figures, summed (counters) and merged (latency
-    /// histograms) over its worker tasks.
-    pub fn workload_result(&self, w: &crate::sim::WorkloadRun) -> WorkloadResult {
-        use crate::workload::Metric;
-        let s = &self.state.sched;
-        let m = &w.measure;
-        let mut wakeup = crate::hist::Hist::default();
-        let mut request = crate::hist::Hist::default();
-        let (mut ops, mut nvcsw, mut nivcsw, mut migrations, mut cpu_time) = (0, 0, 0, 0, 0);
-        for &t in &w.workers {
-            let st = &s.tasks[t as usize].stats;
-            wakeup.merge(&st.wakeup_latency);
-            request.merge(&st.request_latency);
-            ops += st.ops;
-            nvcsw += st.nvcsw;
-            nivcsw += st.nivcsw;
-            migrations += st.nr_migrations;
-            cpu_time += self.task_cpu_time(t);
-        }
-        let finished = self.state.exited as usize == s.tasks.len();
-        let time_ns = s.now.max(1);
-        let secs = time_ns as f64 / 1e9;
-        let value = match m.metric {
+/// A workload's counters and latency histograms over its workers.
+struct Gathered {
+    secs: f64,
+    time_ns: u64,
+    finished: bool,
+    total_ops: Option<u64>,
+    ops: u64,
+    cpu_time: u64,
+    nvcsw: u64,
+    nivcsw: u64,
+    migrations: u64,
+    wakeup: crate::hist::Hist,
+    request: crate::hist::Hist,
+}
+
+impl Gathered {
+    fn value(&self, metric: Metric) -> f64 {
+        match metric {
             // Unfinished: the time the whole job would take at the rate
             // reached (hackbench cut short by the duration).
-            Metric::Time => match m.total_ops {
-                Some(total) if !finished && ops > 0 => secs * total as f64 / ops as f64,
-                _ => secs,
+            Metric::Time => match self.total_ops {
+                Some(total) if !self.finished && self.ops > 0 => self.secs * total as f64 / self.ops as f64,
+                _ => self.secs,
             },
-            Metric::Throughput => ops as f64 / secs,
-            Metric::WakeupP99 => wakeup.quantile(0.99) as f64 / 1e3,
-            Metric::RequestP99 => request.quantile(0.99) as f64 / 1e3,
-            Metric::CpuTime => cpu_time as f64 / time_ns as f64,
+            Metric::Throughput => self.ops as f64 / self.secs,
+            Metric::WakeupP90 => self.wakeup.quantile(0.90) as f64 / 1e3,
+            Metric::WakeupP99 => self.wakeup.quantile(0.99) as f64 / 1e3,
+            Metric::RequestP99 => self.request.quantile(0.99) as f64 / 1e3,
+            Metric::CpuTime => self.cpu_time as f64 / 1e9 / self.secs,
+        }
+    }
+}
+
+impl Simulation {
+    /// Sums the counters and merges the histograms of a workload's workers.
+    fn gather(&self, w: &WorkloadRun) -> Gathered {
+        let s = &self.state.sched;
+        let time_ns = s.now.max(1);
+        let mut g = Gathered {
+            secs: time_ns as f64 / 1e9,
+            time_ns,
+            finished: self.state.exited as usize == s.tasks.len(),
+            total_ops: w.measure.total_ops,
+            ops: 0,
+            cpu_time: 0,
+            nvcsw: 0,
+            nivcsw: 0,
+            migrations: 0,
+            wakeup: Default::default(),
+            request: Default::default(),
         };
+        for &t in &w.workers {
+            let st = &s.tasks[t as usize].stats;
+            g.wakeup.merge(&st.wakeup_latency);
+            g.request.merge(&st.request_latency);
+            g.ops += st.ops;
+            g.nvcsw += st.nvcsw;
+            g.nivcsw += st.nivcsw;
+            g.migrations += st.nr_migrations;
+            g.cpu_time += self.task_cpu_time(t);
+        }
+        g
+    }
+
+    /// One metric of a workload (a study may compare another figure than
+    /// the workload's own).
+    pub fn workload_metric(&self, w: &WorkloadRun, metric: Metric) -> f64 {
+        self.gather(w).value(metric)
+    }
+
+    /// A workload's figures, summed (counters) and merged (latency
+    /// histograms) over its worker tasks.
+    pub fn workload_result(&self, w: &WorkloadRun) -> WorkloadResult {
+        let m = &w.measure;
+        let g = self.gather(w);
         WorkloadResult {
             name: m.name.clone(),
             kind: m.kind,
@@ -173,17 +214,17 @@ impl Simulation {
             load: m.load.clone(),
             metric: m.metric,
             unit: m.metric.unit(),
-            value,
+            value: g.value(m.metric),
             higher_is_better: m.metric.higher_is_better(),
-            ops,
-            ops_per_sec: ops as f64 / secs,
-            finished,
-            time_ns,
-            wakeup_latency_ns: wakeup.percentiles(),
-            request_latency_ns: request.percentiles(),
-            nr_voluntary_switches: nvcsw,
-            nr_involuntary_switches: nivcsw,
-            nr_migrations: migrations,
+            ops: g.ops,
+            ops_per_sec: g.ops as f64 / g.secs,
+            finished: g.finished,
+            time_ns: g.time_ns,
+            wakeup_latency_ns: g.wakeup.percentiles(),
+            request_latency_ns: g.request.percentiles(),
+            nr_voluntary_switches: g.nvcsw,
+            nr_involuntary_switches: g.nivcsw,
+            nr_migrations: g.migrations,
         }
     }
 }

@@ -13,6 +13,7 @@
 
 mod duration;
 mod json;
+mod print;
 mod program;
 mod value;
 
@@ -23,6 +24,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 pub use duration::{format_duration, parse_duration, MAX_DURATION_NS};
+pub use print::{channel as channel_toml, task as task_toml, to_toml};
 pub use program::MAX_LOOP_DEPTH;
 
 use value::{Entry, Kind, Src, Value};
@@ -270,6 +272,8 @@ pub struct Costs {
     pub thread_switch: Option<u64>,
     pub migration: Option<u64>,
     pub scan: Option<u64>,
+    /// A fixed idle-exit latency (instead of the topology's idle states).
+    pub idle_exit: Option<u64>,
 }
 
 /// Defaults for `[sim]`.
@@ -764,7 +768,7 @@ const SIM_KEYS: [&str; 9] = [
     "tunable_scaling",
     "costs",
 ];
-const COST_KEYS: [&str; 4] = ["context_switch", "thread_switch", "migration", "scan"];
+const COST_KEYS: [&str; 5] = ["context_switch", "thread_switch", "migration", "scan", "idle_exit"];
 const GROUP_KEYS: [&str; 5] = ["name", "parent", "weight", "shares", "idle"];
 const TOPOLOGY_KEYS: [&str; 5] = [
     "preset",
@@ -1156,6 +1160,7 @@ impl Cx<'_, '_> {
                             "thread_switch" => sim.costs.thread_switch = d,
                             "migration" => sim.costs.migration = d,
                             "scan" => sim.costs.scan = d,
+                            "idle_exit" => sim.costs.idle_exit = d,
                             _ => return Err(self.unknown_key(&key, "in sim.costs", c, &COST_KEYS)),
                         }
                     }

@@ -30,6 +30,8 @@ pub enum EvKind {
     BurstEnd { cpu: u32, gen: u32 },
     /// A scheduler tick on a CPU.
     Tick(u32),
+    /// An idle CPU that was sent work has left its idle state.
+    IdleExit(u32),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -63,6 +65,10 @@ struct CpuSim {
     /// Bumped at every context switch; invalidates pending BurstEnd events.
     gen: u32,
     tick_armed: bool,
+    /// When the CPU last went idle.
+    idle_since: u64,
+    /// Leaving an idle state (an IdleExit is pending).
+    exiting: bool,
 }
 
 /// Everything that changes while the simulation runs.
@@ -333,6 +339,10 @@ impl Simulation {
                 self.state.sched.try_to_wake_up(t, 0, this_cpu);
             }
             EvKind::BurstEnd { cpu, .. } => self.run_cpu(cpu, true),
+            EvKind::IdleExit(cpu) => {
+                self.state.cpus[cpu as usize].exiting = false;
+                self.run_cpu(cpu, false);
+            }
             EvKind::Tick(cpu) => {
                 self.state.cpus[cpu as usize].tick_armed = false;
                 self.state.sched.sched_tick(cpu);
@@ -348,10 +358,36 @@ impl Simulation {
         let mut i = 0;
         while i < self.state.sched.kicked.len() {
             let cpu = self.state.sched.kicked[i];
-            self.run_cpu(cpu, false);
             i += 1;
+            if self.state.sched.rqs[cpu as usize].curr == NIL {
+                // An idle CPU first leaves its idle state.
+                if self.state.cpus[cpu as usize].exiting {
+                    continue;
+                }
+                let latency = self.idle_exit_latency(cpu);
+                if latency > 0 {
+                    self.state.sched.trace(Record::IdleExit { cpu, latency });
+                    self.state.cpus[cpu as usize].exiting = true;
+                    let at = self.state.sched.now + latency;
+                    self.state.push(at, EvKind::IdleExit(cpu));
+                    continue;
+                }
+            }
+            self.run_cpu(cpu, false);
         }
         self.state.sched.kicked.clear();
+    }
+
+    /// How long an idle CPU takes to start running what it was sent: the
+    /// exit latency of the idle state its idle period ended in (see
+    /// `topology::idle_state_for`), or the scenario's fixed `idle_exit`.
+    fn idle_exit_latency(&self, cpu: u32) -> u64 {
+        let s = &self.state.sched;
+        if let Some(fixed) = s.tun.idle_exit {
+            return fixed;
+        }
+        let idle_for = s.now.saturating_sub(self.state.cpus[cpu as usize].idle_since);
+        crate::topology::idle_state_for(s.topo.idle_states, idle_for).map_or(0, |st| st.exit_latency_ns)
     }
 
     /// Moves this event's records into the log and the hash.
@@ -367,8 +403,11 @@ impl Simulation {
             r.hash_into(&mut log.hash);
             log.count += 1;
             if full {
-                if let Record::Pick { ref mut path_start, .. } = r {
-                    *path_start += base;
+                // Side-buffer offsets are per event until here.
+                match r {
+                    Record::Pick { ref mut path_start, .. } => *path_start += base,
+                    Record::Placement { ref mut scan_start, .. } => *scan_start += base,
+                    _ => {}
                 }
                 log.records.push(r);
             }
@@ -424,6 +463,9 @@ impl Simulation {
     /// `schedule()` and what a context switch means for the programs.
     fn schedule(&mut self, cpu: u32, prev_state: PrevState, resume: &mut bool) {
         let (next, switched) = self.state.sched.schedule(cpu, prev_state);
+        if switched && next == NIL {
+            self.state.cpus[cpu as usize].idle_since = self.state.sched.now;
+        }
         if switched {
             self.state.cpus[cpu as usize].gen = self.state.cpus[cpu as usize].gen.wrapping_add(1);
             self.arm_tick(cpu);
@@ -601,6 +643,11 @@ impl SimState {
             }
             _ => true,
         }
+    }
+
+    /// Whether an idle CPU is leaving its idle state to run queued work.
+    pub fn cpu_exiting_idle(&self, cpu: u32) -> bool {
+        self.cpus[cpu as usize].exiting
     }
 
     /// Time of the next live event, if any.

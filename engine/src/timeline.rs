@@ -144,10 +144,10 @@ impl Lane {
         self.end.push(end);
         self.task.push(task);
         let n = self.start.len();
-        if n % B1 == 0 {
+        if n.is_multiple_of(B1) {
             let b = (n - B1..n).reduce(|a, b| self.longer(a, b)).unwrap();
             self.b64.push(b as u32);
-            if n % B2 == 0 {
+            if n.is_multiple_of(B2) {
                 let first = (n - B2) / B1;
                 let b = self.b64[first..].iter().map(|&i| i as usize).reduce(|a, b| self.longer(a, b)).unwrap();
                 self.b4k.push(b as u32);
@@ -161,10 +161,10 @@ impl Lane {
         let mut k = i;
         while k < j {
             let cand;
-            if k % B2 == 0 && k + B2 <= j && k / B2 < self.b4k.len() {
+            if k.is_multiple_of(B2) && k + B2 <= j && k / B2 < self.b4k.len() {
                 cand = self.b4k[k / B2] as usize;
                 k += B2;
-            } else if k % B1 == 0 && k + B1 <= j && k / B1 < self.b64.len() {
+            } else if k.is_multiple_of(B1) && k + B1 <= j && k / B1 < self.b64.len() {
                 cand = self.b64[k / B1] as usize;
                 k += B1;
             } else {
@@ -346,11 +346,22 @@ impl Timeline {
                 continue;
             }
             // A slice narrower than a column: keep the longest slice that
-            // starts in this column.
+            // starts in this column. Columns hold few slices: scan a few,
+            // then fall back to a binary search and the block maxima.
             let col = w.x(s).floor().max(0.0);
             let col_end = w.col_time(col + 1.0);
-            let j = i + 1 + lane.start[i + 1..].partition_point(|&st| (st as f64) < col_end);
-            let best = lane.longest(i, j);
+            let mut best = i;
+            let mut j = i + 1;
+            while j < n && j - i < 24 && (lane.start[j] as f64) < col_end {
+                if lane.end[j] - lane.start[j] > lane.end[best] - lane.start[best] {
+                    best = j;
+                }
+                j += 1;
+            }
+            if j - i == 24 && j < n && (lane.start[j] as f64) < col_end {
+                j += lane.start[j..].partition_point(|&st| (st as f64) < col_end);
+                best = lane.longest(i, j);
+            }
             let (bs, be) = (lane.start[best], lane.end[best]);
             let x0 = (col as f32).min(w.x(bs) as f32);
             let x1 = ((col + 1.0) as f32).max(w.x(be) as f32);
@@ -489,27 +500,31 @@ mod tests {
         // 1000 slices of 1..=9 ns in 10 ns columns: 1 ns gap pattern.
         let mut sl = Vec::new();
         let mut t = 0;
-        for i in 0..1000u32 {
+        for i in 0..5000u32 {
             let len = 1 + (i as u64 * 7) % 4;
             sl.push((t, t + len, i));
             t += len;
         }
         let tl = tl_with(&sl);
-        let w = Window { t0: 0.0, ns_per_px: 10.0, width: t as f64 / 10.0 };
-        let mut out = Vec::new();
-        tl.reduce_slices(0, &w, &mut out);
-        assert!(out.len() as f64 <= w.width + 1.0, "{} spans for {} columns", out.len(), w.width);
-        // Each span is the longest slice starting in its column.
-        for s in &out {
-            let c = s.x0.floor() as u64;
-            let longest = sl
-                .iter()
-                .filter(|x| x.0 >= c * 10 && x.0 < (c + 1) * 10)
-                .map(|x| x.1 - x.0)
-                .max()
-                .unwrap();
-            let got = sl[s.task as usize];
-            assert_eq!(got.1 - got.0, longest, "column {c}");
+        // Few slices per column (the linear scan) and hundreds (the block
+        // maxima).
+        for npp in [10u64, 1000] {
+            let w = Window { t0: 0.0, ns_per_px: npp as f64, width: (t / npp) as f64 };
+            let mut out = Vec::new();
+            tl.reduce_slices(0, &w, &mut out);
+            assert!(out.len() as f64 <= w.width + 1.0, "{} spans for {} columns", out.len(), w.width);
+            // Each span is the longest slice starting in its column.
+            for s in &out {
+                let c = s.x0.floor() as u64;
+                let longest = sl
+                    .iter()
+                    .filter(|x| x.0 >= c * npp && x.0 < (c + 1) * npp)
+                    .map(|x| x.1 - x.0)
+                    .max()
+                    .unwrap();
+                let got = sl[s.task as usize];
+                assert_eq!(got.1 - got.0, longest, "column {c} at {npp} ns/px");
+            }
         }
     }
 

@@ -102,6 +102,40 @@ pub struct Topology {
     /// Per CPU, the span index of its LLC and of its core (SMT siblings).
     pub llc_span: Vec<u32>,
     pub smt_span: Vec<u32>,
+    /// The CPU's idle states (shallowest first); empty: waking an idle CPU
+    /// costs nothing (the teaching presets and explicit machines).
+    pub idle_states: &'static [IdleState],
+}
+
+/// A cpuidle state: how long leaving it takes and the shortest idle period
+/// it pays off for (`struct cpuidle_state` exit_latency and
+/// target_residency).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IdleState {
+    pub name: &'static str,
+    pub exit_latency_ns: u64,
+    pub target_residency_ns: u64,
+}
+
+const fn cs(name: &'static str, exit_us: u64, residency_us: u64) -> IdleState {
+    IdleState { name, exit_latency_ns: exit_us * 1000, target_residency_ns: residency_us * 1000 }
+}
+
+/// Idle states of the preset machines, from intel_idle's tables
+/// (drivers/idle/intel_idle.c: hsw_cstates, skx_cstates, spr_cstates) and,
+/// for EPYC, the ACPI _CST values Zen 3 servers commonly report.
+pub const IDLE_STATES: &[(&str, &[IdleState])] = &[
+    ("i7-4790", &[cs("C1", 2, 2), cs("C1E", 10, 20), cs("C3", 33, 100), cs("C6", 133, 400), cs("C7s", 166, 500)]),
+    ("xeon-8260-2s", &[cs("C1", 2, 2), cs("C1E", 10, 20), cs("C6", 133, 600)]),
+    ("spr-2s-224", &[cs("C1", 1, 1), cs("C1E", 2, 4), cs("C6", 290, 800)]),
+    ("epyc-ccx", &[cs("C1", 1, 2), cs("C2", 18, 36)]),
+];
+
+/// The state an idle period of `idle_ns` ends in: the deepest whose target
+/// residency it covered (what an ideal governor, knowing the idle length,
+/// would have entered). None: no state (or the period was too short).
+pub fn idle_state_for(states: &[IdleState], idle_ns: u64) -> Option<&IdleState> {
+    states.iter().rev().find(|s| s.target_residency_ns <= idle_ns)
 }
 
 /// Named machines from the seed threads and common hardware.
@@ -117,7 +151,9 @@ pub const PRESETS: &[(&str, &str, [u32; 4])] = &[
 impl Topology {
     /// A preset machine by name.
     pub fn preset(name: &str) -> Option<Topology> {
-        PRESETS.iter().find(|p| p.0 == name).map(|&(n, _, [s, l, c, t])| Topology::new(n, s, l, c, t))
+        let mut t = PRESETS.iter().find(|p| p.0 == name).map(|&(n, _, [s, l, c, t])| Topology::new(n, s, l, c, t))?;
+        t.idle_states = IDLE_STATES.iter().find(|p| p.0 == name).map_or(&[], |p| p.1);
+        Some(t)
     }
 
     /// Builds the machine and its domains, mirroring
@@ -147,6 +183,7 @@ impl Topology {
             sd_llc: Vec::new(),
             llc_span: Vec::new(),
             smt_span: Vec::new(),
+            idle_states: &[],
         };
         t.build_domains();
         t.span_cores = t

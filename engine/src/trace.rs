@@ -133,6 +133,9 @@ pub enum Record {
     Signal { task: u32, target: u32, woke: bool },
     /// `wait`: `blocked` when no wake was pending.
     Wait { task: u32, blocked: bool },
+    /// An idle CPU was sent work and takes `latency` ns to leave its idle
+    /// state before it runs it.
+    IdleExit { cpu: u32, latency: u64 },
 }
 
 /// One log line: when, which discrete event produced it, and what.
@@ -213,6 +216,7 @@ impl Record {
             }
             Signal { task, target, woke } => [18, task as u64, target as u64, woke as u64].iter().for_each(|&v| h.u64(v)),
             Wait { task, blocked } => [19, task as u64, blocked as u64].iter().for_each(|&v| h.u64(v)),
+            IdleExit { cpu, latency } => [20, cpu as u64, latency].iter().for_each(|&v| h.u64(v)),
         }
     }
 }

@@ -22,7 +22,9 @@ pub enum Metric {
     Time,
     /// Operations per second; higher is better.
     Throughput,
-    /// 99th percentile wakeup latency in µs (schbench); lower is better.
+    /// 90th / 99th percentile wakeup latency in µs (schbench); lower is
+    /// better.
+    WakeupP90,
     WakeupP99,
     /// 99th percentile request latency in µs (schbench); lower is better.
     RequestP99,
@@ -31,12 +33,13 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [Metric; 5] = [Metric::Time, Metric::Throughput, Metric::WakeupP99, Metric::RequestP99, Metric::CpuTime];
+    pub const ALL: [Metric; 6] = [Metric::Time, Metric::Throughput, Metric::WakeupP90, Metric::WakeupP99, Metric::RequestP99, Metric::CpuTime];
 
     pub fn name(self) -> &'static str {
         match self {
             Metric::Time => "time",
             Metric::Throughput => "throughput",
+            Metric::WakeupP90 => "wakeup-p90",
             Metric::WakeupP99 => "wakeup-p99",
             Metric::RequestP99 => "request-p99",
             Metric::CpuTime => "cpu-time",
@@ -47,7 +50,7 @@ impl Metric {
         match self {
             Metric::Time => "s",
             Metric::Throughput => "ops/s",
-            Metric::WakeupP99 | Metric::RequestP99 => "us",
+            Metric::WakeupP90 | Metric::WakeupP99 | Metric::RequestP99 => "us",
             Metric::CpuTime => "CPUs",
         }
     }
@@ -113,6 +116,7 @@ pub const COMMON: &[ParamDoc] = &[
     p("group", "root", "cgroup (a [[group]] name) of every task"),
     p("affinity", "all CPUs", "cpulist every task may run on"),
     p("start", "0", "when the tasks are created"),
+    p("jitter", "10%", "spread of every fixed cost: uniform within ±jitter (0: fixed), so seeds differ"),
 ];
 
 pub const KINDS: &[KindDoc] = &[
@@ -262,6 +266,8 @@ struct Common {
     group: Option<Named>,
     affinity: Option<(CpuList, Pos)>,
     start: u64,
+    /// ±jitter in per mille.
+    jitter: u64,
 }
 
 fn common(a: &mut Args) -> R<Common> {
@@ -278,7 +284,16 @@ fn common(a: &mut Args) -> R<Common> {
         None => None,
     };
     let start = a.dur("start", 0)?;
-    Ok(Common { nice, group, affinity, start })
+    let jitter = match a.get("jitter") {
+        None => 100,
+        Some((_, Param::Int(0))) => 0,
+        Some((n, Param::Str(s))) => match s.strip_suffix('%').map(|v| v.trim().parse::<f64>()) {
+            Some(Ok(pc)) if (0.0..=100.0).contains(&pc) => (pc * 10.0).round() as u64,
+            _ => return Err(ScenarioError::at(n, format!("`jitter` must be a percentage in 0%..100%, found \"{s}\""))),
+        },
+        Some((n, _)) => return Err(ScenarioError::at(n, "`jitter` must be a percentage such as \"10%\" (or 0)")),
+    };
+    Ok(Common { nice, group, affinity, start, jitter })
 }
 
 /// Reads a workload's parameters, remembering which were used.
@@ -380,6 +395,16 @@ struct Out {
 }
 
 impl Out {
+    /// A cost as program text: `ns` spread uniformly over ±jitter.
+    fn cost(&self, ns: u64) -> String {
+        let d = ns * self.common.jitter / 1000;
+        if d == 0 {
+            scenario::format_duration(ns)
+        } else {
+            format!("uniform({}, {})", scenario::format_duration(ns - d), scenario::format_duration(ns + d))
+        }
+    }
+
     fn chan(&mut self, name: &str, capacity: u64) {
         self.channels.push(ChannelSpec { name: name.to_string(), capacity, pos: self.pos });
     }
@@ -440,7 +465,7 @@ fn hackbench(a: &mut Args, o: &mut Out) -> R<Measure> {
     let capacity = if pipe { PIPE_BYTES / datasize } else { WMEM_DEFAULT / (datasize.div_ceil(64) * 64 + SKB_OVERHEAD) }.max(1);
     let name = o.name.clone();
     let process = (mode == "threads").then_some(name.as_str());
-    let (w, r) = (scenario::format_duration(write), scenario::format_duration(read));
+    let (w, r) = (o.cost(write), o.cost(read));
     let mut workers = Vec::new();
     for g in 0..groups {
         let chans: Vec<String> = (0..fds).map(|k| format!("{name}-g{g}-{k}")).collect();
@@ -475,7 +500,7 @@ fn schbench(a: &mut Args, o: &mut Out) -> R<Measure> {
         o.task(&msg, 1, "loop { reply; wait }", Some(&name));
         let w = format!("{msg}-w");
         let think = if sleep > 0 { format!("sleep {}; ", scenario::format_duration(sleep)) } else { String::new() };
-        o.task(&w, workers, &format!("loop {{ call {msg}; {think}run {} }}", scenario::format_duration(work.max(1))), Some(&name));
+        o.task(&w, workers, &format!("loop {{ call {msg}; {think}run {} }}", o.cost(work.max(1))), Some(&name));
         ws.push(w);
     }
     Ok(o.measure("schbench", "normal".into(), plural(m, "mthread", "mthreads"), Metric::WakeupP99, ws))
@@ -508,9 +533,8 @@ fn netperf_rr(a: &mut Args, o: &mut Out) -> R<Measure> {
     let tcp = proto == "tcp";
     let send = a.dur("send_cost", if tcp { 5_000 } else { 4_000 })?;
     let recv = a.dur("recv_cost", if tcp { 2_000 } else { 1_500 })?;
-    let f = scenario::format_duration;
     // Client: recv of the previous answer + send of the next request.
-    let side = f(send + recv);
+    let side = o.cost(send + recv);
     let clients = rr_pairs(o, threads, &side, &side);
     let case = if tcp { "TCP_RR" } else { "UDP_RR" };
     Ok(o.measure("netperf-rr", case.into(), plural(threads, "thread", "threads"), Metric::Throughput, clients))
@@ -526,15 +550,15 @@ fn netperf_stream(a: &mut Args, o: &mut Out) -> R<Measure> {
     let window = a.int("window", 16, 1, 1 << 20)? as u64;
     let send = a.dur("send_cost", 12_000)?;
     let recv = a.dur("recv_cost", 8_000)?;
-    let f = scenario::format_duration;
     let name = o.name.clone();
+    let (send, recv) = (o.cost(send), o.cost(recv));
     let mut rxs = Vec::new();
     for i in 0..threads {
         let ch = format!("{name}-{i}");
         o.chan(&ch, window);
-        o.task(&format!("{name}-tx{i}"), 1, &format!("loop {{ run {}; send {ch} }}", f(send)), None);
+        o.task(&format!("{name}-tx{i}"), 1, &format!("loop {{ run {send}; send {ch} }}"), None);
         let rx = format!("{name}-rx{i}");
-        o.task(&rx, 1, &format!("loop {{ recv {ch}; run {} }}", f(recv)), None);
+        o.task(&rx, 1, &format!("loop {{ recv {ch}; run {recv} }}"), None);
         rxs.push(rx);
     }
     let case = if proto == "tcp" { "TCP_STREAM" } else { "UDP_STREAM" };
@@ -556,11 +580,12 @@ fn tbench(a: &mut Args, o: &mut Out) -> R<Measure> {
 fn pipe_test(a: &mut Args, o: &mut Out) -> R<Measure> {
     let cpu = a.int("cpu", 0, -1, scenario::MAX_CPUS as i64 - 1)?;
     let loops = a.int("loops", 0, 0, i64::MAX)?;
-    let work = scenario::format_duration(a.dur("work", 700)?);
+    let work = a.dur("work", 700)?;
     let mode = a.choice("mode", "process", &["process", "threads"])?;
     if cpu >= 0 && o.common.affinity.is_none() {
         o.common.affinity = Some((CpuList(vec![cpu as u32]), o.pos));
     }
+    let work = o.cost(work);
     let name = o.name.clone();
     let process = (mode == "threads").then_some(name.as_str());
     let (ab, ba) = (format!("{name}-ab"), format!("{name}-ba"));
@@ -580,8 +605,7 @@ fn pipe_test(a: &mut Args, o: &mut Out) -> R<Measure> {
 /// are remembered once, like the futex word).
 fn stress_futex(a: &mut Args, o: &mut Out) -> R<Measure> {
     let n = a.count("instances", a.cpus, 65_536)?;
-    let wake = scenario::format_duration(a.dur("wake_cost", 400)?);
-    let wait = scenario::format_duration(a.dur("wait_cost", 300)?);
+    let (wake, wait) = (o.cost(a.dur("wake_cost", 400)?), o.cost(a.dur("wait_cost", 300)?));
     let name = o.name.clone();
     let mut wakers = Vec::new();
     for i in 0..n {
@@ -598,8 +622,7 @@ fn stress_futex(a: &mut Args, o: &mut Out) -> R<Measure> {
 /// sigsuspend(), runs the handler and suspends again.
 fn stress_sigsuspend(a: &mut Args, o: &mut Out) -> R<Measure> {
     let n = a.count("instances", a.cpus, 65_536)?;
-    let kill = scenario::format_duration(a.dur("kill_cost", 500)?);
-    let handle = scenario::format_duration(a.dur("handle_cost", 800)?);
+    let (kill, handle) = (o.cost(a.dur("kill_cost", 500)?), o.cost(a.dur("handle_cost", 800)?));
     let name = o.name.clone();
     let mut children = Vec::new();
     for i in 0..n {
@@ -667,40 +690,10 @@ pub fn to_toml(tasks: &[TaskSpec], channels: &[ChannelSpec], measures: &[Measure
         ));
     }
     for c in channels {
-        s.push_str(&format!("\n[[channel]]\nname = \"{}\"\ncapacity = {}\n", c.name, c.capacity));
+        s += &scenario::channel_toml(c);
     }
     for t in tasks {
-        s.push_str(&format!("\n[[task]]\nname = \"{}\"\n", t.name));
-        if t.count != 1 {
-            s.push_str(&format!("count = {}\n", t.count));
-        }
-        if t.nice != 0 {
-            s.push_str(&format!("nice = {}\n", t.nice));
-        }
-        match t.policy {
-            Policy::Normal => {}
-            Policy::Batch => s.push_str("policy = \"batch\"\n"),
-            Policy::Idle => s.push_str("policy = \"idle\"\n"),
-        }
-        if let Some(ns) = t.slice {
-            s.push_str(&format!("slice = \"{}\"\n", scenario::format_duration(ns)));
-        }
-        if let Some((list, _)) = &t.affinity {
-            s.push_str(&format!("affinity = \"{list}\"\n"));
-        }
-        if t.start != 0 {
-            s.push_str(&format!("start = \"{}\"\n", scenario::format_duration(t.start)));
-        }
-        if let Some(g) = &t.group {
-            s.push_str(&format!("group = \"{}\"\n", g.name));
-        }
-        if t.want_preempt {
-            s.push_str("want_preempt = true\n");
-        }
-        if let Some(p) = &t.process {
-            s.push_str(&format!("process = \"{p}\"\n"));
-        }
-        s.push_str(&format!("program = \"{}\"\n", t.program));
+        s += &scenario::task_toml(t);
     }
     s
 }

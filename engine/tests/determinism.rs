@@ -25,3 +25,26 @@ fn hashes_match_the_recorded_ones() {
     }
     assert_eq!(got, common::golden(), "behaviour changed: if intended, re-record with SCHEDLAB_BLESS=1");
 }
+
+#[test]
+fn study_table_matches_the_recorded_one() {
+    let got = common::study_table();
+    if std::env::var_os("SCHEDLAB_BLESS").is_some() {
+        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/study.table"), &got).unwrap();
+        return;
+    }
+    assert_eq!(got, common::STUDY_GOLDEN, "behaviour changed: if intended, re-record with SCHEDLAB_BLESS=1");
+}
+
+/// The CLI spreads a study over threads; the table must not depend on it.
+#[test]
+fn a_threaded_study_equals_a_sequential_one() {
+    let mut a = schedlab_engine::study::Study::new(common::STUDY).unwrap();
+    a.run_all(2).unwrap();
+    let mut b = schedlab_engine::study::Study::new(common::STUDY).unwrap();
+    while let Some(r) = b.run_next() {
+        r.unwrap();
+    }
+    assert_eq!(a.table(), b.table());
+    assert_eq!(a.values, b.values);
+}

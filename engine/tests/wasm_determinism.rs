@@ -14,3 +14,8 @@ wasm_bindgen_test_configure!(run_in_browser);
 fn wasm_hashes_equal_host_hashes() {
     assert_eq!(common::hashes(), common::golden());
 }
+
+#[wasm_bindgen_test]
+fn wasm_study_table_equals_host_table() {
+    assert_eq!(common::study_table(), common::STUDY_GOLDEN);
+}

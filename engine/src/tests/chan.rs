@@ -96,7 +96,7 @@ fn ping_pong_round_trips_are_counted_and_cost_what_the_model_says() {
     // the two is always runnable), so the simulated time is the two tasks'
     // CPU time: 2 × 1000 × 0.7 µs of work plus 1 µs per switch into a task
     // (two processes: the full context-switch cost; see kernel.rs).
-    let sim = run("[sim]\nkernel = \"6.18\"\n[topology]\npreset = \"1cpu\"\n[[workload]]\nkind = \"pipe-test\"\nloops = 1000\n");
+    let sim = run("[sim]\nkernel = \"6.18\"\n[topology]\npreset = \"1cpu\"\n[[workload]]\nkind = \"pipe-test\"\nloops = 1000\njitter = 0\n");
     let (a, b) = (id(&sim, "pipe-test-a"), id(&sim, "pipe-test-b"));
     let s = sim.sched();
     assert_eq!((s.tasks[a as usize].stats.ops, s.tasks[b as usize].stats.ops), (1000, 1000));
@@ -116,7 +116,7 @@ fn ping_pong_round_trips_are_counted_and_cost_what_the_model_says() {
 #[test]
 fn threads_of_one_process_switch_for_less() {
     // The same ping-pong as threads: each switch costs 0.6 µs.
-    let sim = run("[sim]\nkernel = \"6.18\"\n[topology]\npreset = \"1cpu\"\n[[workload]]\nkind = \"pipe-test\"\nloops = 1000\nmode = \"threads\"\n");
+    let sim = run("[sim]\nkernel = \"6.18\"\n[topology]\npreset = \"1cpu\"\n[[workload]]\nkind = \"pipe-test\"\nloops = 1000\nmode = \"threads\"\njitter = 0\n");
     let switches = records(&sim).iter().filter(|(_, r)| matches!(r, Record::Switch { prev, next, .. } if *next != crate::rbtree::NIL && *prev != crate::rbtree::NIL)).count() as u64;
     // The first switch comes from idle (a full switch); the rest are
     // thread to thread.

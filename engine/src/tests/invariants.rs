@@ -157,7 +157,9 @@ pub(crate) fn check(sim: &Simulation) -> Result<(), String> {
             if t.state != TaskState::Running || !t.on_rq {
                 return Err(format!("cpu {cpu}: running task {} is not curr", rq.curr));
             }
-        } else if runnable > 0 {
+        } else if runnable > 0 && !sim.state.cpu_exiting_idle(cpu as u32) {
+            // Queued work on an idle CPU is only allowed while the CPU
+            // leaves its idle state.
             return Err(format!("cpu {cpu}: idle with {runnable} runnable tasks"));
         }
         // Every instant of a CPU is busy or idle.
@@ -235,6 +237,7 @@ fn coverage_kind(r: &Record) -> &'static str {
         Record::Signal { woke: true, .. } => "signal-woke",
         Record::Signal { .. } => "signal",
         Record::Wait { .. } => "wait",
+        Record::IdleExit { .. } => "idle-exit",
     }
 }
 
@@ -340,17 +343,24 @@ fn invariants_hold_at_every_event() {
     }
 }
 
-/// A projection of the log without the cost fields of picks (reason, path):
+/// A projection of the log without the cost fields of picks (reason, path)
+/// and side-buffer offsets:
 /// what was decided, not how much searching it took.
 fn decisions(sim: &Simulation) -> Vec<(u64, Record)> {
     sim.log
         .iter()
         .map(|e| {
             let mut r = e.record;
-            if let Record::Pick { ref mut reason, ref mut path_start, ref mut path_len, .. } = r {
-                *reason = crate::trace::PickReason::HeapSearch;
-                *path_start = 0;
-                *path_len = 0;
+            match r {
+                Record::Pick { ref mut reason, ref mut path_start, ref mut path_len, .. } => {
+                    *reason = crate::trace::PickReason::HeapSearch;
+                    *path_start = 0;
+                    *path_len = 0;
+                }
+                // Where the scan sits in the side buffer depends on the
+                // picks' paths before it.
+                Record::Placement { ref mut scan_start, .. } => *scan_start = 0,
+                _ => {}
             }
             (e.time, r)
         })

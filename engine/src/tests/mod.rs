@@ -2,6 +2,7 @@
 //! invariants over random scenarios, and the fast path's equivalence.
 
 mod cfs;
+mod idle;
 mod chan;
 mod invariants;
 mod patches;

@@ -4,9 +4,11 @@
 use super::*;
 use crate::scenario::parse;
 
-/// Expands the single workload of `text` on a machine of `cpus` CPUs.
+/// Expands the single workload of `text` (the last table) on a machine of
+/// `cpus` CPUs, without cost jitter unless the text sets it.
 fn expand1(text: &str, cpus: u32) -> Expanded {
-    let sc = parse(text).unwrap();
+    let text = if text.contains("jitter") { text.to_string() } else { format!("{text}jitter = 0\n") };
+    let sc = parse(&text).unwrap();
     expand(&sc.workloads[0], 0, cpus).unwrap()
 }
 
@@ -147,6 +149,17 @@ fn stress_ng_wake_patterns() {
     let e = expand1("[[workload]]\nkind = \"stress-futex\"\ninstances = 3\n", 8);
     assert_eq!(e.tasks.len(), 6);
     assert_eq!(prog(&e, "stress-futex-2"), "loop { run 400ns; wake stress-futex-2-w }");
+}
+
+#[test]
+fn jitter_spreads_every_fixed_cost() {
+    // 10 % (the default) of hackbench's 0.8 us pipe write: 720..880 ns.
+    let e = expand1("[[workload]]\nkind = \"hackbench\"\nfds = 1\nipc = \"pipe\"\njitter = \"10%\"\n", 8);
+    assert_eq!(prog(&e, "hackbench-g0-tx"), "loop 100 { run uniform(720ns, 880ns); send hackbench-g0-0 }");
+    let e = expand1("[[workload]]\nkind = \"schbench\"\njitter = \"50%\"\n", 2);
+    assert_eq!(prog(&e, "schbench-m0-w"), "loop { call schbench-m0; sleep 100us; run uniform(500us, 1.5ms) }");
+    let sc = parse("[[workload]]\nkind = \"hogs\"\njitter = \"lots\"\n").unwrap();
+    assert_eq!(expand(&sc.workloads[0], 0, 2).unwrap_err().key, "workload[0].jitter");
 }
 
 #[test]

@@ -13,7 +13,27 @@ pub const CASES: &[(&str, &str)] = &[
     ("churn", include_str!("../data/determinism/churn.toml")),
     ("multi-cpu", include_str!("../data/determinism/multi-cpu.toml")),
     ("numa", include_str!("../data/determinism/numa.toml")),
+    ("channels", include_str!("../data/determinism/channels.toml")),
 ];
+
+/// A small study; its table must be identical on every target.
+pub const STUDY: &str = include_str!("../data/study.toml");
+pub const STUDY_GOLDEN: &str = include_str!("../data/study.table");
+
+/// The study's table and every run's log hash, run one at a time (as the
+/// web worker does).
+pub fn study_table() -> String {
+    let mut study = schedlab_engine::study::Study::new(STUDY).unwrap();
+    while let Some(r) = study.run_next() {
+        r.unwrap();
+    }
+    let mut out = study.table().format(false);
+    for (k, v) in study.runs.iter().zip(&study.values) {
+        let v = v.as_ref().unwrap();
+        out += &format!("row {} config {} seed {}: {:?} {} {}\n", k.row, k.config, k.seed, v.value, v.log_hash, v.events);
+    }
+    out
+}
 
 pub const GOLDEN: &str = include_str!("../data/determinism.hashes");
 

@@ -22,6 +22,8 @@ usage:
   schedlab expand SCENARIO
                         the tasks and channels its [[workload]] macros become (TOML)
   schedlab workloads    every workload kind with its parameters
+  schedlab explain SCENARIO [--events N]
+                        what the first N events (default 40) did and why, in words
   schedlab patches      every patch with its source and what it changes
   schedlab validate SCENARIO [--reps N] [--duration D] [--cpu N|auto] [--json]
                         run it on this machine's kernel and in the model, compare
@@ -55,6 +57,8 @@ fn run(args: &[String]) -> Result<String, String> {
         Some("features") => Ok(cmd_features()),
         Some("expand") => cmd_expand(&args[1..]),
         Some("workloads") => Ok(cmd_workloads()),
+        Some("study") => cmd_study(&args[1..]),
+        Some("explain") => cmd_explain(&args[1..]),
         Some("-h" | "--help" | "help") | None => Ok(format!("{USAGE}\n")),
         Some(other) => Err(format!("unknown command `{other}`\n{USAGE}")),
     }
@@ -232,6 +236,93 @@ fn cmd_expand(args: &[String]) -> Result<String, String> {
     let cfg = schedlab_engine::build::config(&sc, &Overrides::default()).map_err(|e| format!("{path}: {e}"))?;
     let (tasks, channels, measures) = schedlab_engine::workload::expand_all(&sc, cfg.cpus).map_err(|e| format!("{path}: {e}"))?;
     Ok(schedlab_engine::workload::to_toml(&tasks, &channels, &measures))
+}
+
+fn cmd_study(args: &[String]) -> Result<String, String> {
+    use schedlab_engine::study::Study;
+    let (mut path, mut json, mut sorted, mut runs, mut threads) = (None, false, false, None, None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |flag: &str| it.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
+        match a.as_str() {
+            "--json" => json = true,
+            "--sorted" => sorted = true,
+            "--runs" => {
+                let v = value("--runs")?;
+                runs = Some(v.parse().ok().filter(|&n: &u64| (1..=1000).contains(&n)).ok_or_else(|| format!("--runs: `{v}` is not a number in 1..=1000"))?);
+            }
+            "--threads" => {
+                let v = value("--threads")?;
+                threads = Some(v.parse().ok().filter(|&n: &usize| (1..=256).contains(&n)).ok_or_else(|| format!("--threads: `{v}` is not a number in 1..=256"))?);
+            }
+            s if s.starts_with("--") => return Err(format!("unknown option `{s}`\n{USAGE}")),
+            s => {
+                if path.replace(s.to_string()).is_some() {
+                    return Err(format!("more than one scenario given (`{s}`)"));
+                }
+            }
+        }
+    }
+    let path = path.ok_or_else(|| format!("study: no scenario given\n{USAGE}"))?;
+    let mut text = read_scenario(&path)?;
+    if let Some(n) = runs {
+        // `--runs N` replaces the study's seeds with 1..=N.
+        let mut sc = schedlab_engine::scenario::parse(&text).map_err(|e| format!("{path}: {e}"))?;
+        if let Some(st) = &mut sc.study {
+            st.seeds = (1..=n).collect();
+        }
+        let mut study = Study::from_scenario(sc).map_err(|e| format!("{path}: {e}"))?;
+        return finish_study(&mut study, threads, json, sorted);
+    }
+    let mut study = Study::new(&std::mem::take(&mut text)).map_err(|e| format!("{path}: {e}"))?;
+    finish_study(&mut study, threads, json, sorted)
+}
+
+fn finish_study(study: &mut schedlab_engine::study::Study, threads: Option<usize>, json: bool, sorted: bool) -> Result<String, String> {
+    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    study.run_all(threads)?;
+    let table = study.table();
+    if json {
+        return serde_json::to_string_pretty(&table).map(|s| s + "\n").map_err(|e| e.to_string());
+    }
+    let mut out = table.format(false);
+    if sorted {
+        out += "\nsorted, worst first:\n";
+        out += &table.format(true);
+    }
+    Ok(out)
+}
+
+fn cmd_explain(args: &[String]) -> Result<String, String> {
+    use schedlab_engine::player::Player;
+    let (mut path, mut n) = (None, 40u64);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--events" => {
+                let v = it.next().ok_or("--events needs a value")?;
+                n = v.parse().ok().filter(|&k: &u64| k >= 1).ok_or_else(|| format!("--events: `{v}` is not a positive number"))?;
+            }
+            s if s.starts_with("--") => return Err(format!("unknown option `{s}`\n{USAGE}")),
+            s => path = Some(s.to_string()),
+        }
+    }
+    let path = path.ok_or_else(|| format!("explain: no scenario given\n{USAGE}"))?;
+    let text = read_scenario(&path)?;
+    let mut p = Player::new(&text, &Overrides::default()).map_err(|e| format!("{path}: {e}"))?;
+    let mut out = String::new();
+    for _ in 0..n {
+        if !p.step() {
+            break;
+        }
+        let k = p.event();
+        let ex = schedlab_engine::explain::explain_event(p.sim(), p.log(), &p.entries(k));
+        out += &format!("#{k} {}: {}\n", schedlab_engine::scenario::format_duration(p.time()), ex.headline);
+        for l in &ex.lines {
+            out += &format!("    {l}\n");
+        }
+    }
+    Ok(out)
 }
 
 fn cmd_workloads() -> String {

@@ -1,0 +1,147 @@
+//! Scenario printing: the inverse of the parser, as TOML. A study cell
+//! opens its run from this text, and `schedlab expand` prints with it.
+
+use std::fmt::Write;
+
+use super::{format_duration, ChannelSpec, GroupSpec, Param, Policy, Scenario, TaskSpec, TunableScaling, WorkloadSpec};
+
+fn quote(s: &str) -> String {
+    format!("\"{}\"", s.escape_default())
+}
+
+/// The whole scenario as TOML that parses back to the same scenario
+/// (positions aside).
+pub fn to_toml(sc: &Scenario) -> String {
+    let mut s = String::new();
+    let sim = &sc.sim;
+    s += "[sim]\n";
+    let _ = writeln!(s, "duration = {}", quote(&format_duration(sim.duration)));
+    let _ = writeln!(s, "seed = {}", sim.seed);
+    let _ = writeln!(s, "kernel = {}", quote(&sim.kernel.name));
+    if let Some((hz, _)) = sim.hz {
+        let _ = writeln!(s, "hz = {hz}");
+    }
+    if !sim.patches.is_empty() {
+        let names: Vec<String> = sim.patches.iter().map(|p| quote(&p.name)).collect();
+        let _ = writeln!(s, "patches = [{}]", names.join(", "));
+    }
+    if !sim.features.is_empty() {
+        let flags: Vec<String> = sim.features.iter().map(|(n, on)| format!("{} = {on}", n.name)).collect();
+        let _ = writeln!(s, "features = {{ {} }}", flags.join(", "));
+    }
+    if let Some((ns, _)) = sim.base_slice {
+        let _ = writeln!(s, "base_slice = {}", quote(&format_duration(ns)));
+    }
+    if let Some((ts, _)) = sim.tunable_scaling {
+        let name = match ts {
+            TunableScaling::None => "none",
+            TunableScaling::Log => "log",
+            TunableScaling::Linear => "linear",
+        };
+        let _ = writeln!(s, "tunable_scaling = {}", quote(name));
+    }
+    let c = sim.costs;
+    let costs: Vec<String> = [("context_switch", c.context_switch), ("thread_switch", c.thread_switch), ("migration", c.migration), ("scan", c.scan), ("idle_exit", c.idle_exit)]
+        .iter()
+        .filter_map(|(k, v)| v.map(|ns| format!("{k} = {}", quote(&format_duration(ns)))))
+        .collect();
+    if !costs.is_empty() {
+        let _ = writeln!(s, "costs = {{ {} }}", costs.join(", "));
+    }
+    let t = &sc.topology;
+    s += "\n[topology]\n";
+    if let Some(p) = &t.preset {
+        let _ = writeln!(s, "preset = {}", quote(&p.name));
+    }
+    for (k, v) in [("sockets", t.sockets), ("llcs_per_socket", t.llcs_per_socket), ("cores_per_llc", t.cores_per_llc), ("threads_per_core", t.threads_per_core)] {
+        if let Some((n, _)) = v {
+            let _ = writeln!(s, "{k} = {n}");
+        }
+    }
+    for g in &sc.groups {
+        s += &group(g);
+    }
+    for c in &sc.channels {
+        s += &channel(c);
+    }
+    for t in &sc.tasks {
+        s += &task(t);
+    }
+    for w in &sc.workloads {
+        s += &workload(w);
+    }
+    s
+}
+
+fn group(g: &GroupSpec) -> String {
+    let mut s = format!("\n[[group]]\nname = {}\n", quote(&g.name));
+    if let Some(p) = &g.parent {
+        let _ = writeln!(s, "parent = {}", quote(&p.name));
+    }
+    match g.shares {
+        Some(sh) => {
+            let _ = writeln!(s, "shares = {sh}");
+        }
+        None => {
+            let _ = writeln!(s, "weight = {}", g.weight);
+        }
+    }
+    if g.idle {
+        s += "idle = true\n";
+    }
+    s
+}
+
+pub fn channel(c: &ChannelSpec) -> String {
+    format!("\n[[channel]]\nname = {}\ncapacity = {}\n", quote(&c.name), c.capacity)
+}
+
+pub fn task(t: &TaskSpec) -> String {
+    let mut s = format!("\n[[task]]\nname = {}\n", quote(&t.name));
+    if t.count != 1 {
+        let _ = writeln!(s, "count = {}", t.count);
+    }
+    if t.nice != 0 {
+        let _ = writeln!(s, "nice = {}", t.nice);
+    }
+    match t.policy {
+        Policy::Normal => {}
+        Policy::Batch => s += "policy = \"batch\"\n",
+        Policy::Idle => s += "policy = \"idle\"\n",
+    }
+    if let Some(ns) = t.slice {
+        let _ = writeln!(s, "slice = {}", quote(&format_duration(ns)));
+    }
+    if let Some((list, _)) = &t.affinity {
+        let _ = writeln!(s, "affinity = \"{list}\"");
+    }
+    if t.start != 0 {
+        let _ = writeln!(s, "start = {}", quote(&format_duration(t.start)));
+    }
+    if let Some(g) = &t.group {
+        let _ = writeln!(s, "group = {}", quote(&g.name));
+    }
+    if t.want_preempt {
+        s += "want_preempt = true\n";
+    }
+    if let Some(p) = &t.process {
+        let _ = writeln!(s, "process = {}", quote(p));
+    }
+    let _ = writeln!(s, "program = {}", quote(&t.program.to_string()));
+    s
+}
+
+fn workload(w: &WorkloadSpec) -> String {
+    let mut s = format!("\n[[workload]]\nkind = {}\n", quote(&w.kind.name));
+    if let Some(n) = &w.name {
+        let _ = writeln!(s, "name = {}", quote(n));
+    }
+    for (k, v) in &w.params {
+        let _ = writeln!(s, "{} = {}", k.name, param(v));
+    }
+    s
+}
+
+fn param(p: &Param) -> String {
+    p.to_string()
+}

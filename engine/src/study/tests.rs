@@ -1,0 +1,129 @@
+//! Study statistics and tables, checked against hand-computed examples.
+
+use super::*;
+
+#[test]
+fn percent_change_follows_the_mails_sign_convention() {
+    // Throughput 100 -> 101.35 ops/s: 1.35 % more, an improvement.
+    assert!((change_pct(100.0, 101.35, true) - 1.35).abs() < 1e-9);
+    // hackbench 2.0 s -> 2.027 s: 1.35 % slower, shown as -1.35.
+    assert!((change_pct(2.0, 2.027, false) + 1.35).abs() < 1e-9);
+    // p99 latency 100 us -> 90 us: 10 % lower, shown as +10.
+    assert!((change_pct(100.0, 90.0, false) - 10.0).abs() < 1e-9);
+    // seed 002's +112.84: throughput more than doubled.
+    assert!((change_pct(1000.0, 2128.4, true) - 112.84).abs() < 1e-9);
+    assert_eq!(change_pct(0.0, 5.0, true), 0.0);
+}
+
+#[test]
+fn std_is_the_sample_deviation_in_percent_of_the_mean() {
+    // mean 2, deviations -1 0 1: sample variance 2/2 = 1, std 1 = 50 %.
+    assert!((std_pct(&[1.0, 2.0, 3.0]) - 50.0).abs() < 1e-9);
+    // One run has no spread.
+    assert_eq!(std_pct(&[4.0]), 0.0);
+    // 10 ± 0.1: 1 %.
+    assert!((std_pct(&[9.9, 10.0, 10.1]) - 1.0).abs() < 1e-9);
+}
+
+const TEXT: &str = "[sim]\nduration = \"1s\"\n[topology]\npreset = \"2cpu-vm\"\n\
+    [[workload]]\nkind = \"hackbench\"\nfds = 2\nloops = 5\n\
+    [study]\nbase = \"6.6\"\ncompare = [\"6.6+sis-filter\", \"6.18\"]\nseeds = [4, 9, 11]\nload = \"groups\"\nloads = [1, 2, \"100%\"]\n\
+    cases = [{ mode = \"process\", ipc = \"pipe\" }, { mode = \"threads\", ipc = \"sockets\" }]\n";
+
+#[test]
+fn a_study_plans_cases_by_loads_by_seeds_by_configurations() {
+    let s = Study::new(TEXT).unwrap();
+    let labels: Vec<(&str, &str)> = s.rows.iter().map(|r| (r.case.as_str(), r.load.as_str())).collect();
+    // "100%" of 2 CPUs is 2 groups.
+    assert_eq!(
+        labels,
+        [
+            ("process-pipe", "1 group"),
+            ("process-pipe", "2 groups"),
+            ("process-pipe", "2 groups"),
+            ("threads-sockets", "1 group"),
+            ("threads-sockets", "2 groups"),
+            ("threads-sockets", "2 groups")
+        ]
+    );
+    assert_eq!(s.configs.iter().map(|c| c.text.as_str()).collect::<Vec<_>>(), ["6.6", "6.6+sis-filter", "6.18"]);
+    assert_eq!(s.runs.len(), 6 * 3 * 3);
+    assert_eq!(s.runs[0], RunKey { row: 0, config: 0, seed: 4 });
+    assert_eq!(s.runs[1], RunKey { row: 0, config: 1, seed: 4 });
+    assert_eq!(s.metric, Metric::Time);
+}
+
+#[test]
+fn the_table_is_formatted_as_in_the_mails() {
+    let mut s = Study::new(TEXT).unwrap();
+    // Fake values (seconds, lower is better) for row 0 and the first
+    // compare column: baseline 9.9/10.0/10.1 (mean 10, std 1.00 %), compare
+    // 10.035/10.135/10.235 (mean 10.135: 1.35 % slower; std 0.1 =
+    // 0.99 % of 10.135). The other columns: equal to the baseline.
+    for (i, k) in s.runs.clone().iter().enumerate() {
+        let j = [4, 9, 11].iter().position(|&x| x == k.seed).unwrap() as f64;
+        let base = 9.9 + 0.1 * j;
+        let value = if k.config == 1 { base + 0.135 } else { base };
+        s.record(i, RunValue { value, events: 0, log_hash: String::new() });
+    }
+    let t = s.table();
+    assert!(t.complete);
+    let text = t.format(false);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "hackbench");
+    assert_eq!(lines[1], "=========");
+    assert_eq!(lines[3], "case            \tload    \tbaseline(std%)\tcompare%( std%)\tcompare%( std%)");
+    assert_eq!(lines[4], "process-pipe    \t1 group \t 1.00 (  1.00)\t -1.35 (  0.99)\t +0.00 (  1.00)");
+    // The worst seed of the compare cell: every seed is 0.135 s slower; the
+    // largest relative loss is on the smallest baseline (seed 4).
+    assert_eq!(t.rows[0].cells[1].worst_seed, Some(4));
+    let got: Vec<f64> = t.rows[0].cells[1].values.iter().flatten().copied().collect();
+    for (g, want) in got.iter().zip([10.035, 10.135, 10.235]) {
+        assert!((g - want).abs() < 1e-9, "{got:?}");
+    }
+}
+
+#[test]
+fn the_sorted_view_puts_the_worst_regression_first() {
+    let mut s = Study::new(TEXT).unwrap();
+    for (i, k) in s.runs.clone().iter().enumerate() {
+        // Row r's compare runs take (1 + r/100) times the baseline: row 0
+        // is unchanged, row 5 is 5 % slower (the worst).
+        let value = if k.config == 1 { 1.0 + k.row as f64 / 100.0 } else { 1.0 };
+        s.record(i, RunValue { value, events: 0, log_hash: String::new() });
+    }
+    assert_eq!(s.table().sorted_rows(), vec![5, 4, 3, 2, 1, 0]);
+}
+
+#[test]
+fn a_run_reproduces_from_its_cell_scenario() {
+    let mut s = Study::new(TEXT).unwrap();
+    let i = 7;
+    let v = s.run_one(i).unwrap();
+    s.record(i, v.clone());
+    // The text a cell opens gives the same run: same value, same log.
+    let text = s.run_scenario_text(s.runs[i]);
+    let (mut sim, cfg) = crate::from_text(&text, &crate::Overrides::default(), LogMode::HashOnly).unwrap();
+    sim.run();
+    assert_eq!(cfg.kernel, "6.6");
+    assert_eq!(cfg.patches, vec!["sis-filter".to_string()]);
+    assert_eq!(format!("{:016x}", sim.log.hash.0), v.log_hash);
+    assert_eq!(sim.workload_metric(&sim.info.workloads[0], Metric::Time), v.value);
+}
+
+#[test]
+fn bad_studies_name_the_key() {
+    let e = Study::new("[[workload]]\nkind = \"hogs\"\n").unwrap_err();
+    assert!(e.msg.contains("no [study]"), "{e}");
+    let e = Study::new("[study]\nbase = \"6.6\"\ncompare = \"6.18\"\n").unwrap_err();
+    assert!(e.msg.contains("one [[workload]]"), "{e}");
+    let e = Study::new("[[workload]]\nkind = \"hogs\"\n[study]\nbase = \"6.6\"\ncompare = \"6.6+no-such-patch\"\n").unwrap_err();
+    assert_eq!(e.key, "study.compare");
+    assert!(e.msg.contains("no-such-patch"), "{e}");
+    let e = Study::new("[[workload]]\nkind = \"hogs\"\n[study]\nbase = \"6.6\"\ncompare = \"6.18\"\nmetric = \"speed\"\n").unwrap_err();
+    assert!(e.msg.contains("unknown metric"), "{e}");
+    let e = Study::new("[[workload]]\nkind = \"hackbench\"\n[study]\nbase = \"6.6\"\ncompare = \"6.18\"\ncases = [{ ipc = \"carrier-pigeon\" }]\n").unwrap_err();
+    assert_eq!(e.key, "study.cases[0].ipc");
+    let e = Study::new("[[workload]]\nkind = \"hackbench\"\n[study]\nbase = \"6.6\"\ncompare = \"6.18\"\nload = \"groups\"\n").unwrap_err();
+    assert!(e.msg.contains("go together"), "{e}");
+}
