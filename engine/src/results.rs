@@ -112,7 +112,7 @@ impl Simulation {
                         nr_migrations: t.stats.nr_migrations,
                         nr_wakeups: t.stats.nr_wakeups,
                         run_delay_ns: t.stats.run_delay,
-                        wakeup_latency_ns: t.stats.wakeup_latency.percentiles(),
+                        wakeup_latency_ns: s.wakeup_latency(i as u32).percentiles(),
                         ops: t.stats.ops,
                     }
                 })
@@ -185,7 +185,7 @@ impl Simulation {
         };
         for &t in &w.workers {
             let st = &s.tasks[t as usize].stats;
-            g.wakeup.merge(&st.wakeup_latency);
+            g.wakeup.merge(&s.wakeup_latency(t));
             g.request.merge(&st.request_latency);
             g.ops += st.ops;
             g.nvcsw += st.nvcsw;

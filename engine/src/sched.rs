@@ -41,6 +41,9 @@ pub enum TaskState {
     Exited,
 }
 
+/// How many wakeup latencies are batched before they are recorded.
+pub const LAT_BATCH: usize = 1024;
+
 /// Per-task scheduling statistics (what /proc/<pid>/sched and schedstat
 /// report).
 #[derive(Clone, Debug, Default)]
@@ -53,7 +56,8 @@ pub struct TaskStats {
     pub nr_wakeups: u64,
     /// Time spent runnable but waiting (schedstat `run_delay`).
     pub run_delay: u64,
-    /// Wakeup latency: from try_to_wake_up() to running.
+    /// Wakeup latency: from try_to_wake_up() to running (read it through
+    /// `Sched::wakeup_latency`: the newest samples may still be batched).
     pub wakeup_latency: Hist,
     /// Loop iterations the program completed (workload "ops").
     pub ops: u64,
@@ -204,6 +208,9 @@ pub struct Sched {
     /// CPUs asked to reschedule during the current event, in order; the
     /// simulation runs each of them.
     pub kicked: Vec<u32>,
+    /// Wakeup latencies not yet in their tasks' histograms: recorded in
+    /// batches (see `flush_latencies`).
+    pub lat_pending: Vec<(u32, u64)>,
     /// Scratch for select_idle_cpu() (the kernel's `select_rq_mask`).
     pub(crate) select_mask: CpuMask,
     /// CPUs with more than one task queued (`rd->overloaded` is
@@ -263,6 +270,7 @@ impl Sched {
             scan_cost_pending: 0,
             balance_stats: Default::default(),
             kicked: Vec::with_capacity(16),
+            lat_pending: Vec::with_capacity(LAT_BATCH),
             select_mask: CpuMask::new(cpus),
             nr_overloaded: 0,
             nr_idle_cpus: cpus,
@@ -664,10 +672,38 @@ impl Sched {
             t.stats.run_delay += now - t.runnable_since;
             if t.woken {
                 t.woken = false;
-                t.stats.wakeup_latency.record(now - t.runnable_since);
+                let lat = now - t.runnable_since;
+                self.lat_pending.push((next, lat));
+                if self.lat_pending.len() == LAT_BATCH {
+                    self.flush_latencies();
+                }
             }
         }
         (next, true)
+    }
+
+    /// Moves the batched wakeup latencies into the tasks' histograms. With
+    /// thousands of tasks each histogram is a cache miss away; recording in
+    /// a tight loop lets those misses overlap instead of stalling the
+    /// scheduler path one at a time.
+    pub fn flush_latencies(&mut self) {
+        for &(t, lat) in &self.lat_pending {
+            self.tasks[t as usize].stats.wakeup_latency.record(lat);
+        }
+        self.lat_pending.clear();
+    }
+
+    /// A task's wakeup-latency histogram including samples still batched.
+    pub fn wakeup_latency(&self, task: u32) -> std::borrow::Cow<'_, crate::hist::Hist> {
+        let h = &self.tasks[task as usize].stats.wakeup_latency;
+        if !self.lat_pending.iter().any(|&(t, _)| t == task) {
+            return std::borrow::Cow::Borrowed(h);
+        }
+        let mut h = h.clone();
+        for &(_, lat) in self.lat_pending.iter().filter(|&&(t, _)| t == task) {
+            h.record(lat);
+        }
+        std::borrow::Cow::Owned(h)
     }
 
     fn trace_pick(&mut self, cpu: u32, next: u32) {

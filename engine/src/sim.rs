@@ -279,6 +279,7 @@ impl Simulation {
             }
             self.state.sched.set_now(end);
             self.state.sched.finish_accounting();
+            self.state.sched.flush_latencies();
             self.state.sched.records.clear();
         }
         false
