@@ -196,6 +196,11 @@ impl Simulation {
         g
     }
 
+    /// The merged wakeup-latency histogram of a workload's workers.
+    pub fn workload_wakeup_hist(&self, w: &WorkloadRun) -> crate::hist::Hist {
+        self.gather(w).wakeup
+    }
+
     /// One metric of a workload (a study may compare another figure than
     /// the workload's own).
     pub fn workload_metric(&self, w: &WorkloadRun, metric: Metric) -> f64 {

@@ -48,10 +48,21 @@ pub struct RunKey {
 /// What a run produced.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunValue {
+    /// The study's metric.
     pub value: f64,
     pub events: u64,
     pub log_hash: String,
+    /// The workload's wakeup latency (ns) at the quantiles `CDF_QUANTILES`
+    /// (for CDF plots).
+    pub wakeup_cdf: Vec<u64>,
+    /// Context switches of the workload's tasks per simulated second.
+    pub switches_per_sec: f64,
+    pub ops_per_sec: f64,
 }
+
+/// The quantiles of `RunValue::wakeup_cdf`: 1 % steps, then the tail.
+pub const CDF_QUANTILES: [f64; 24] =
+    [0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99, 0.995, 0.999, 1.0];
 
 /// A study, planned and partly or fully run.
 #[derive(Clone, Debug)]
@@ -211,7 +222,17 @@ impl Study {
         let (mut sim, _) = build::build(&sc, &ov, LogMode::HashOnly).map_err(|e| e.to_string())?;
         sim.run();
         let w = &sim.info.workloads[0];
-        Ok(RunValue { value: sim.workload_metric(w, self.metric), events: sim.state.events, log_hash: format!("{:016x}", sim.log.hash.0) })
+        let hist = sim.workload_wakeup_hist(w);
+        let r = sim.workload_result(w);
+        let secs = r.time_ns as f64 / 1e9;
+        Ok(RunValue {
+            value: sim.workload_metric(w, self.metric),
+            events: sim.state.events,
+            log_hash: format!("{:016x}", sim.log.hash.0),
+            wakeup_cdf: CDF_QUANTILES.iter().map(|&q| hist.quantile(q)).collect(),
+            switches_per_sec: (r.nr_voluntary_switches + r.nr_involuntary_switches) as f64 / secs,
+            ops_per_sec: r.ops_per_sec,
+        })
     }
 
     pub fn record(&mut self, i: usize, v: RunValue) {
@@ -232,7 +253,17 @@ impl Study {
         self.values.iter().filter(|v| v.is_some()).count()
     }
 
-    /// Runs everything, on up to `threads` threads (host only).
+    /// Runs everything, one run after the other (wasm has no threads; the
+    /// page runs studies in a web worker instead).
+    #[cfg(target_arch = "wasm32")]
+    pub fn run_all(&mut self, _threads: usize) -> Result<(), String> {
+        while let Some(r) = self.run_next() {
+            r?;
+        }
+        Ok(())
+    }
+
+    /// Runs everything, on up to `threads` threads.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn run_all(&mut self, threads: usize) -> Result<(), String> {
         use std::sync::atomic::{AtomicUsize, Ordering};
