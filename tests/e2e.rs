@@ -152,6 +152,425 @@ fn built_page_mounts_the_app_in_headless_chromium() {
     session.close();
 }
 
+/// The lecture view, end to end: the default scenario, stepping, a
+/// multi-CPU preset with its wakeup placement, the projector mode, a bad
+/// scenario, an untrusted link, and the performance numbers (frame times
+/// while playing, panning 96 lanes over a million events, step latency,
+/// .wasm size), written to target/e2e/perf.json. Screenshots: target/e2e/lecture-*.png.
+#[test]
+fn lecture_view_in_headless_chromium() {
+    let Some(dist) = std::env::var_os(DIST_VAR) else {
+        eprintln!("e2e skipped: set {DIST_VAR}=path/to/dist (scripts/test does)");
+        return;
+    };
+    let dist = fs::canonicalize(&dist).unwrap_or_else(|e| panic!("{DIST_VAR}={dist:?}: {e}"));
+    let out_dir = target_dir().join("e2e");
+    fs::create_dir_all(&out_dir).expect("create target/e2e");
+
+    // The release .wasm (after wasm-opt) stays small.
+    let wasm_bytes = fs::read_dir(&dist)
+        .expect("read dist")
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "wasm"))
+        .map(|e| e.metadata().map(|m| m.len()).unwrap_or(0))
+        .max()
+        .expect("a .wasm in dist");
+    eprintln!(
+        "e2e: .wasm is {wasm_bytes} bytes ({:.2} MB)",
+        wasm_bytes as f64 / 1e6
+    );
+
+    let server = StaticServer::start(dist.clone());
+    let driver = ChromeDriver::start(&out_dir);
+    let profile = TempDir::new(&out_dir, "chrome-profile-lecture");
+    let session = Session::new_sized(&driver, &profile.0, (1400, 1500));
+    session.set_script_timeout(240_000);
+    let base = format!("http://{}/", server.addr);
+    session.navigate(&base);
+    session
+        .wait_for_css("[data-testid=\"app\"]", MOUNT_TIMEOUT)
+        .unwrap_or_else(|e| {
+            let _ = session.try_screenshot(&out_dir.join("lecture-not-mounted.png"));
+            panic!(
+                "app did not mount: {e}; console: {:#?}",
+                session.try_browser_log()
+            )
+        });
+    let js = |script: &str| session.execute(script);
+    let wait = |what: &str, script: &str, timeout: Duration| {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let v = js(script);
+            if v == json!(true) {
+                return;
+            }
+            if Instant::now() > deadline {
+                let _ = session.try_screenshot(&out_dir.join("lecture-timeout.png"));
+                panic!(
+                    "timed out waiting for {what} (last: {v}); console: {:#?}",
+                    session.try_browser_log()
+                );
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let text_of = |id: &str| {
+        js(&format!("const e = document.querySelector('[data-testid=\"{id}\"]'); return e ? e.textContent : null;"))
+    };
+
+    // 1. The default scenario: three equal tasks at event 0.
+    assert_eq!(
+        js("return document.querySelector('[data-testid=\"preset\"]').value;"),
+        json!("three-equal-tasks")
+    );
+    wait("event 0", "return document.querySelector('[data-testid=\"event-label\"]').textContent.startsWith('event 0 /');", Duration::from_secs(10));
+    thread::sleep(Duration::from_millis(300));
+    let tree0 = js("return document.querySelector('[data-testid=\"tree\"]').outerHTML;");
+    let tl0 = js("return document.querySelector('[data-testid=\"timeline\"]').toDataURL();");
+    session.screenshot(&out_dir.join("lecture-start.png"));
+
+    // 2. Step five times (real clicks): the event, the tree and the timeline change.
+    let step = session
+        .find_css("[data-testid=\"btn-step\"]")
+        .expect("step button");
+    for _ in 0..5 {
+        session.click(&step);
+    }
+    wait("event 5", "return document.querySelector('[data-testid=\"event-label\"]').textContent.startsWith('event 5 /');", Duration::from_secs(10));
+    thread::sleep(Duration::from_millis(300));
+    let tree5 = js("return document.querySelector('[data-testid=\"tree\"]').outerHTML;");
+    let tl5 = js("return document.querySelector('[data-testid=\"timeline\"]').toDataURL();");
+    assert_ne!(tree0, tree5, "the tree did not change after five steps");
+    assert_ne!(tl0, tl5, "the timeline did not change after five steps");
+    let headline = text_of("explain-headline");
+    eprintln!("e2e: event 5 explained: {headline}");
+    assert!(
+        headline.as_str().is_some_and(|h| h.len() > 20),
+        "{headline}"
+    );
+    session.screenshot(&out_dir.join("lecture-step5.png"));
+
+    // 2b. Kernel 6.6 (no O(1) fast path): a pick walks the tree; the
+    //     walk is numbered on the tree's nodes.
+    js(
+        r#"const s = document.querySelector('[data-testid="preset"]'); s.value = 'nice-weights';
+          s.dispatchEvent(new Event('change', { bubbles: true })); return true;"#,
+    );
+    wait(
+        "the nice preset",
+        "return document.querySelector('[data-testid=\"preset\"]').value === 'nice-weights';",
+        Duration::from_secs(10),
+    );
+    js(
+        r#"const s = document.querySelector('[data-testid="kernel"]'); s.value = '6.6';
+          s.dispatchEvent(new Event('change', { bubbles: true })); return true;"#,
+    );
+    wait("kernel 6.6", "return document.querySelector('[data-testid=\"kernel-badge\"]').textContent.includes('kernel 6.6');", Duration::from_secs(10));
+    let walked = session.execute_async(
+        r#"
+        const done = arguments[arguments.length - 1];
+        const btn = document.querySelector('[data-testid="btn-jump"]');
+        const raf = () => new Promise(r => requestAnimationFrame(() => r()));
+        (async () => {
+          for (let i = 0; i < 100; i++) {
+            btn.click();
+            await raf();
+            if (document.querySelectorAll('[data-testid="tree-path-step"]').length >= 1 && document.querySelectorAll('[data-testid="tree-node"]').length >= 2) { done(i); return; }
+          }
+          done(-1);
+        })();
+        "#,
+    );
+    eprintln!("e2e: picks until a walk shows on the tree (6.6): {walked}");
+    thread::sleep(Duration::from_millis(300));
+    session.screenshot(&out_dir.join("lecture-walk-6.6.png"));
+    js(
+        r#"const s = document.querySelector('[data-testid="preset"]'); s.value = 'three-equal-tasks';
+          s.dispatchEvent(new Event('change', { bubbles: true })); return true;"#,
+    );
+    wait("back to the default", "return document.querySelector('[data-testid=\"kernel-badge\"]').textContent.includes('kernel 6.18');", Duration::from_secs(10));
+
+    // 3. Step latency: click → the next frame has run (the timeline redraws
+    //    in it) → the frame is presented.
+    let lat = session.execute_async(
+        r#"
+        const done = arguments[arguments.length - 1];
+        const btn = document.querySelector('[data-testid="btn-step"]');
+        const raf = () => new Promise(r => requestAnimationFrame(() => r()));
+        const task = () => new Promise(r => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); });
+        (async () => {
+          const work = [], drawn = [], shown = [];
+          for (let i = 0; i < 25; i++) {
+            await raf();
+            await task();
+            const t0 = performance.now();
+            btn.click();
+            await Promise.resolve();
+            await task();
+            work.push(performance.now() - t0);
+            await raf();
+            drawn.push(performance.now() - t0);
+            await task();
+            shown.push(performance.now() - t0);
+          }
+          const med = a => a.slice().sort((x, y) => x - y)[a.length >> 1];
+          const max = a => Math.max(...a);
+          done({ work_median: med(work), work_max: max(work), drawn_median: med(drawn), drawn_max: max(drawn), shown_median: med(shown), shown_max: max(shown) });
+        })();
+        "#,
+    );
+    eprintln!("e2e: step latency (ms): {lat}");
+
+    // 4. Play the default scenario for 3 s: frame intervals and the work per frame.
+    js("document.querySelector('[data-testid=\"btn-rewind\"]').click(); return true;");
+    let play = session.execute_async(
+        r#"
+        const done = arguments[arguments.length - 1];
+        window.__schedlabPerf = {};
+        const speed = document.querySelector('[data-testid="speed"]');
+        speed.value = '3.3'; speed.dispatchEvent(new Event('input', { bubbles: true }));
+        const ivals = [];
+        let last = null, running = true;
+        const loop = t => { if (last !== null) ivals.push(t - last); last = t; if (running) requestAnimationFrame(loop); };
+        requestAnimationFrame(loop);
+        document.querySelector('[data-testid="btn-play"]').click();
+        setTimeout(() => {
+          running = false;
+          document.querySelector('[data-testid="btn-play"]').click();
+          const p = window.__schedlabPerf;
+          const med = a => a && a.length ? a.slice().sort((x, y) => x - y)[a.length >> 1] : null;
+          const p95 = a => a && a.length ? a.slice().sort((x, y) => x - y)[Math.floor(a.length * 0.95)] : null;
+          const label = document.querySelector('[data-testid="event-label"]').textContent;
+          done({ frame_interval_median: med(ivals), frame_interval_p95: p95(ivals), frames: ivals.length,
+                 tick_median: med(p.tick), publish_median: med(p.publish), timeline_median: med(p.timeline),
+                 timeline_p95: p95(p.timeline), at: label });
+        }, 3000);
+        "#,
+    );
+    eprintln!("e2e: playing the default scenario: {play}");
+    session.screenshot(&out_dir.join("lecture-playing.png"));
+
+    // 5. A multi-CPU preset: the topology map shows a placement.
+    js(
+        r#"const s = document.querySelector('[data-testid="preset"]'); s.value = 'wakeup-placement';
+          s.dispatchEvent(new Event('change', { bubbles: true })); return true;"#,
+    );
+    wait(
+        "the i7 preset",
+        "return document.querySelectorAll('[data-testid=\"cpu-cell\"]').length === 8;",
+        Duration::from_secs(20),
+    );
+    js(
+        r#"const s = document.querySelector('[data-testid="jump-kind"]'); s.value = 'wakeup';
+          s.dispatchEvent(new Event('change', { bubbles: true })); return true;"#,
+    );
+    let jump = session
+        .find_css("[data-testid=\"btn-jump\"]")
+        .expect("jump button");
+    for _ in 0..6 {
+        session.click(&jump);
+    }
+    wait(
+        "a placement on the map",
+        "return !!document.querySelector('[data-testid=\"placement-chosen\"]');",
+        Duration::from_secs(10),
+    );
+    // Walk on to a wakeup that scanned the LLC (the preset has them).
+    let scanned = session.execute_async(
+        r#"
+        const done = arguments[arguments.length - 1];
+        const btn = document.querySelector('[data-testid="btn-jump"]');
+        const raf = () => new Promise(r => requestAnimationFrame(() => r()));
+        (async () => {
+          for (let i = 0; i < 600; i++) {
+            const p = document.querySelector('[data-testid="placement"]');
+            if (p && +p.getAttribute('data-scanned') > 1) { done(i); return; }
+            btn.click();
+            await raf();
+          }
+          done(-1);
+        })();
+        "#,
+    );
+    eprintln!("e2e: jumps to a scanning wakeup: {scanned}");
+    thread::sleep(Duration::from_millis(300));
+    let caption = text_of("placement-caption");
+    eprintln!("e2e: placement: {caption}");
+    assert!(
+        caption.as_str().is_some_and(|c| c.contains("→ CPU")),
+        "{caption}"
+    );
+    session.screenshot(&out_dir.join("lecture-placement.png"));
+
+    // 6. Projector mode: large fonts, kept in the link.
+    session.click(&session.find_css("[data-testid=\"btn-big\"]").unwrap());
+    wait(
+        "big=1 in the link",
+        "return location.hash.includes('big=1');",
+        Duration::from_secs(5),
+    );
+    thread::sleep(Duration::from_millis(300));
+    session.screenshot(&out_dir.join("lecture-big.png"));
+    session.click(&session.find_css("[data-testid=\"btn-big\"]").unwrap());
+
+    // 7. A bad edit: the error with its line, the old run keeps going.
+    js(
+        r#"const a = document.querySelector('[data-testid="editor"]');
+          a.value = a.value.replace('count = 3', 'count = "three"');
+          a.dispatchEvent(new Event('input', { bubbles: true }));
+          document.querySelector('[data-testid="btn-run"]').click(); return true;"#,
+    );
+    wait(
+        "the scenario error",
+        "return !!document.querySelector('[data-testid=\"scenario-error\"]');",
+        Duration::from_secs(5),
+    );
+    let err = text_of("scenario-error");
+    eprintln!("e2e: scenario error: {err}");
+    assert!(
+        err.as_str()
+            .is_some_and(|e| e.contains("line ") && e.contains("column")),
+        "{err}"
+    );
+    session.screenshot(&out_dir.join("lecture-error.png"));
+
+    // 8. An untrusted link: a message, not a blank page.
+    session.navigate(&format!("{base}#z=%%%&e=banana"));
+    session.execute("location.reload(); return true;");
+    session
+        .wait_for_css("[data-testid=\"notice\"]", MOUNT_TIMEOUT)
+        .expect("a message about the bad link");
+    assert!(
+        text_of("notice")
+            .as_str()
+            .is_some_and(|t| t.contains("could not be read")),
+        "{}",
+        text_of("notice")
+    );
+    assert!(text_of("explain-headline").is_string());
+
+    // 9. 96 lanes over a million events: compute the run, then zoom and pan.
+    session.navigate(&format!("{base}#p=xeon-96-busy"));
+    session.execute("location.reload(); return true;");
+    session
+        .wait_for_css("[data-testid=\"app\"]", MOUNT_TIMEOUT)
+        .unwrap();
+    let t_compute = Instant::now();
+    wait(
+        "the xeon run to be computed",
+        "const l = document.querySelector('[data-testid=\"event-label\"]'); return !!l && !l.textContent.includes('+') && document.querySelector('[data-testid=\"progress\"]').textContent === '';",
+        Duration::from_secs(300),
+    );
+    let compute_s = t_compute.elapsed().as_secs_f64();
+    let events = text_of("event-label");
+    eprintln!("e2e: xeon run computed in {compute_s:.1} s: {events}");
+    let pan = session.execute_async(
+        r#"
+        const done = arguments[arguments.length - 1];
+        const c = document.querySelector('[data-testid="timeline"]');
+        const r = c.getBoundingClientRect();
+        const raf = () => new Promise(res => requestAnimationFrame(() => res()));
+        const task = () => new Promise(res => { const ch = new MessageChannel(); ch.port1.onmessage = () => res(); ch.port2.postMessage(0); });
+        const mouse = (type, x, y) => c.dispatchEvent(new MouseEvent(type, { clientX: r.left + x, clientY: r.top + y, bubbles: true, button: 0 }));
+        const med = a => a && a.length ? a.slice().sort((x, y) => x - y)[a.length >> 1] : null;
+        const p95 = a => a && a.length ? a.slice().sort((x, y) => x - y)[Math.floor(a.length * 0.95)] : null;
+        (async () => {
+          // The whole run, zoomed out.
+          window.__schedlabPerf = {};
+          c.dispatchEvent(new MouseEvent('dblclick', { clientX: r.left + 300, clientY: r.top + 100, bubbles: true }));
+          for (let i = 0; i < 20; i++) { await raf(); window.dispatchEvent(new Event('resize')); }
+          const wp = window.__schedlabPerf;
+          const whole = wp.timeline || [];
+          const whole_phases = { reduce: med(wp.tl_reduce), fill: med(wp.tl_fill), arrows: med(wp.tl_arrows) };
+          // Zoom in to about a tenth of the run, then pan for 150 frames.
+          for (let i = 0; i < 5; i++) { c.dispatchEvent(new WheelEvent('wheel', { deltaY: -300, clientX: r.left + 200, clientY: r.top + 80, bubbles: true, cancelable: true })); await raf(); }
+          window.__schedlabPerf = {};
+          const ivals = []; let last = performance.now();
+          mouse('mousedown', 900, 120);
+          for (let i = 0; i < 150; i++) {
+            // As real input: the move arrives as a task between frames.
+            await task();
+            mouse('mousemove', 900 - 5 * (i + 1), 120);
+            await raf();
+            const t = performance.now(); ivals.push(t - last); last = t;
+          }
+          mouse('mouseup', 900 - 750, 120);
+          const p = window.__schedlabPerf;
+          done({ lanes: c.height / (window.devicePixelRatio || 1), drawn_items_last: +c.getAttribute('data-drawn'),
+                 whole_run_draw_median: med(whole), whole_run_draw_max: whole.length ? Math.max(...whole) : null, whole_phases,
+                 pan_phases: { reduce: med(p.tl_reduce), fill: med(p.tl_fill), arrows: med(p.tl_arrows) },
+                 pan_draw_median: med(p.timeline), pan_draw_p95: p95(p.timeline), pan_draws: (p.timeline || []).length,
+                 pan_frame_interval_median: med(ivals), pan_frame_interval_p95: p95(ivals) });
+        })();
+        "#,
+    );
+    eprintln!("e2e: panning 96 lanes: {pan}");
+    session.screenshot(&out_dir.join("lecture-xeon.png"));
+    let n_events: u64 = events
+        .as_str()
+        .and_then(|t| t.split_whitespace().nth(3))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let perf = json!({
+        "wasm_bytes": wasm_bytes,
+        "step_latency_ms": lat,
+        "play_default": play,
+        "xeon_events": n_events,
+        "xeon_compute_s": compute_s,
+        "pan_96_lanes": pan,
+    });
+    fs::write(
+        out_dir.join("perf.json"),
+        serde_json::to_string_pretty(&perf).unwrap(),
+    )
+    .expect("write perf.json");
+    eprintln!(
+        "e2e: perf written to {}",
+        out_dir.join("perf.json").display()
+    );
+
+    // Budgets (generous: the machine is shared; perf.json has the numbers).
+    assert!(
+        wasm_bytes <= 1_500_000,
+        ".wasm is {wasm_bytes} bytes > 1.5 MB"
+    );
+    assert!(
+        n_events > 1_000_000,
+        "the xeon preset ran {n_events} events"
+    );
+    let num = |v: &Value, k: &str| v[k].as_f64().unwrap_or(f64::MAX);
+    assert!(num(&lat, "drawn_median") <= 50.0, "step latency {lat}");
+    assert!(num(&pan, "pan_draw_median") <= 16.0, "pan draw {pan}");
+    assert!(
+        num(&play, "timeline_median") + num(&play, "tick_median") <= 16.0,
+        "play frame work {play}"
+    );
+
+    // 10. Dark mode (prefers-color-scheme), on the delayed-dequeue preset.
+    let dark = session.try_cmd(
+        "POST",
+        "/goog/cdp/execute",
+        Some(json!({ "cmd": "Emulation.setEmulatedMedia", "params": { "features": [{ "name": "prefers-color-scheme", "value": "dark" }] } })),
+    );
+    session.navigate(&format!("{base}#p=delay-dequeue&e=40"));
+    session.execute("location.reload(); return true;");
+    session
+        .wait_for_css("[data-testid=\"app\"]", MOUNT_TIMEOUT)
+        .unwrap();
+    wait("event 40", "const l = document.querySelector('[data-testid=\"event-label\"]'); return !!l && l.textContent.startsWith('event 40 /');", Duration::from_secs(20));
+    thread::sleep(Duration::from_millis(500));
+    session.screenshot(&out_dir.join("lecture-dark.png"));
+    eprintln!(
+        "e2e: dark mode emulation: {}",
+        if dark.is_ok() { "on" } else { "unavailable" }
+    );
+
+    let log = session.browser_log();
+    let severe: Vec<_> = log.iter().filter(|e| e["level"] == "SEVERE").collect();
+    assert!(severe.is_empty(), "browser console errors: {severe:#?}");
+    session.close();
+}
+
 // ---------------------------------------------------------------- helpers ---
 
 fn target_dir() -> PathBuf {
@@ -508,6 +927,12 @@ const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 impl Session {
     fn new(driver: &ChromeDriver, profile: &Path) -> Self {
+        Self::new_sized(driver, profile, (1280, 800))
+    }
+
+    /// A session whose window is `size` (CSS px): a tall window lets a
+    /// screenshot show the whole page.
+    fn new_sized(driver: &ChromeDriver, profile: &Path, size: (u32, u32)) -> Self {
         let chrome =
             std::env::var("SCHEDLAB_CHROME").unwrap_or_else(|_| "/usr/bin/chromium".into());
         let caps = json!({
@@ -518,7 +943,7 @@ impl Session {
                     "args": [
                         "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                         "--disable-background-networking", "--disable-component-update",
-                        "--disable-sync", "--no-first-run", "--window-size=1280,800",
+                        "--disable-sync", "--no-first-run", format!("--window-size={},{}", size.0, size.1),
                         format!("--user-data-dir={}", profile.display()),
                     ],
                 },
@@ -621,6 +1046,24 @@ impl Session {
             "/execute/sync",
             Some(json!({ "script": script, "args": [] })),
         )
+    }
+
+    fn click(&self, el: &Element) {
+        self.cmd("POST", &format!("/element/{}/click", el.0), Some(json!({})));
+    }
+
+    /// Runs an async script: its last argument is the callback to call with
+    /// the result.
+    fn execute_async(&self, script: &str) -> Value {
+        self.cmd(
+            "POST",
+            "/execute/async",
+            Some(json!({ "script": script, "args": [] })),
+        )
+    }
+
+    fn set_script_timeout(&self, ms: u64) {
+        self.cmd("POST", "/timeouts", Some(json!({ "script": ms })));
     }
 
     fn screenshot(&self, path: &Path) {

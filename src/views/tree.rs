@@ -1,0 +1,300 @@
+//! The run queue's red-black tree on one CPU (SVG): the real tree of the
+//! snapshot with each node's colour, sort key and augmented minimum, the
+//! cached leftmost node, the running entity apart (the kernel keeps curr out
+//! of the tree), and the last pick_eevdf() with the path it walked.
+
+use std::collections::HashMap;
+
+use leptos::prelude::*;
+use schedlab_engine::snapshot::{CpuView, TreeNode};
+
+use crate::fmt;
+use crate::state::{use_ctx, PickInfo};
+
+const DX: f64 = 84.0;
+const DY: f64 = 78.0;
+const R: f64 = 21.0;
+const TOP: f64 = 40.0;
+const CURR_W: f64 = 176.0;
+
+/// Where each node goes: x from its in-order position, y from its depth.
+pub fn layout(tree: &[TreeNode]) -> Vec<(f64, f64, usize)> {
+    let index: HashMap<u32, usize> = tree
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.entity, i))
+        .collect();
+    tree.iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let mut depth = 0;
+            let mut p = n.parent;
+            while let Some(e) = p {
+                depth += 1;
+                if depth > tree.len() {
+                    break; // malformed: never loop
+                }
+                p = index.get(&e).and_then(|&j| tree[j].parent);
+            }
+            (
+                CURR_W + 24.0 + DX * (i as f64 + 0.5),
+                TOP + 10.0 + DY * depth as f64,
+                depth,
+            )
+        })
+        .collect()
+}
+
+fn short(name: &str) -> String {
+    if name.chars().count() > 9 {
+        format!("{}…", name.chars().take(8).collect::<String>())
+    } else {
+        name.to_string()
+    }
+}
+
+#[component]
+pub fn TreeView() -> impl IntoView {
+    let ui = use_ctx().ui;
+    let header = move || {
+        ui.frame.with(|f| {
+            let v = &f.view;
+            let order = if !ui.setup.with(|s| s.eevdf) {
+                "sorted by vruntime (CFS: the leftmost runs next)"
+            } else if v.sorted_by_deadline {
+                "sorted by deadline, augmented with min vruntime"
+            } else {
+                "sorted by vruntime, augmented with min deadline (v6.6)"
+            };
+            let how = if f.pinned { "chosen" } else { "of this event" };
+            format!(
+                "CPU {} ({how}) · {} queued ({} in the tree) · {order}",
+                f.cpu,
+                v.nr_queued,
+                v.tree.len()
+            )
+        })
+    };
+    let pick_line = move || {
+        ui.frame.with(|f| match &f.pick {
+            Some(p) => {
+                let who = p.task.map_or("idle".to_string(), |t| {
+                    ui.setup.with(|s| s.name(t).to_string())
+                });
+                let ago = if p.event == f.event {
+                    "this event".to_string()
+                } else {
+                    format!("event {}", p.event)
+                };
+                format!(
+                    "last pick ({ago}): {who} · {:?} · visited {} node{}",
+                    p.reason,
+                    p.path.len(),
+                    if p.path.len() == 1 { "" } else { "s" }
+                )
+            }
+            None => "no pick yet on this CPU".to_string(),
+        })
+    };
+    let ctx = use_ctx();
+    let follow = move || {
+        ui.frame.with(|f| f.pinned).then(|| view! {
+            <button class="small" data-testid="btn-follow" title="show the CPU of each event again" on:click=move |_| ctx.pin_cpu(None)>
+                "follow events"
+            </button>
+        })
+    };
+    view! {
+        <section class="panel tree-panel" data-testid="tree-panel">
+            <h2>"Run queue tree" <span class="sub">{header}</span> {follow}</h2>
+            <div class="pick-line" data-testid="pick-line">{pick_line}</div>
+            <div class="svg-scroll">{move || {
+                let scale = if ui.big.get() { 1.5 } else { 1.0 };
+                ui.frame.with(|f| tree_svg(&f.view, f.pick.as_ref(), scale))
+            }}</div>
+            <div class="legend">
+                <span class="lg red-node">"red"</span>
+                <span class="lg black-node">"black"</span>
+                <span class="lg elig-ring">"eligible (v ≤ V)"</span>
+                <span class="lg leftmost-ring">"cached leftmost"</span>
+                <span class="lg path-step">"1 2 3 pick_eevdf() walk"</span>
+                <span class="muted">"numbers: key / augmented min, ms relative to min_vruntime"</span>
+            </div>
+        </section>
+    }
+}
+
+fn tree_svg(v: &CpuView, pick: Option<&PickInfo>, scale: f64) -> impl IntoView {
+    let base = v.min_vruntime;
+    let pos = layout(&v.tree);
+    let max_depth = pos.iter().map(|p| p.2).max().unwrap_or(0);
+    let width = (CURR_W + 48.0 + DX * v.tree.len().max(1) as f64).max(360.0);
+    let height = (TOP + 10.0 + DY * (max_depth as f64 + 1.0)).max(150.0);
+    let names: HashMap<u32, (&str, bool, Option<u32>)> = v
+        .entities
+        .iter()
+        .map(|e| (e.entity, (e.name.as_str(), e.eligible, e.task)))
+        .collect();
+    let index: HashMap<u32, usize> = v
+        .tree
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.entity, i))
+        .collect();
+    // The chosen entity, and the walk (entities in visiting order).
+    let picked_task = pick.and_then(|p| p.task);
+    let path: Vec<u32> = pick.map(|p| p.path.clone()).unwrap_or_default();
+    let step_of = |e: u32| path.iter().position(|&x| x == e).map(|i| i + 1);
+
+    let edges = v
+        .tree
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| {
+            let pi = *index.get(&n.parent?)?;
+            let (x0, y0, _) = pos[pi];
+            let (x1, y1, _) = pos[i];
+            let on_path = step_of(n.entity).is_some() && step_of(v.tree[pi].entity).is_some();
+            Some(view! {
+                <line x1=x0 y1=y0 x2=x1 y2=y1 class=if on_path { "edge edge-path" } else { "edge" } />
+            })
+        })
+        .collect_view();
+
+    let nodes = v
+        .tree
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let (x, y, _) = pos[i];
+            let (name, eligible, task) = names.get(&n.entity).copied().unwrap_or(("?", false, None));
+            let leftmost = v.leftmost == Some(n.entity);
+            let picked = task.is_some() && task == picked_task;
+            let step = step_of(n.entity);
+            let key = fmt::rel_s(n.key, base);
+            let aug = fmt::rel_s(n.aug_min, base);
+            let tip = format!(
+                "{name} (entity {})\n{}: {key} ms\naugmented min: {aug} ms\nmin slice in subtree: {}\n{}{}",
+                n.entity,
+                if v.sorted_by_deadline { "deadline (key)" } else { "vruntime (key)" },
+                fmt::ms(n.min_slice),
+                if n.red { "red" } else { "black" },
+                if eligible { ", eligible" } else { ", not eligible" }
+            );
+            view! {
+                <g
+                    class="tree-node"
+                    data-testid="tree-node"
+                    data-entity=n.entity
+                    data-parent=n.parent.map(|p| p.to_string()).unwrap_or_default()
+                    data-red=if n.red { "true" } else { "false" }
+                    data-eligible=if eligible { "true" } else { "false" }
+                >
+                    <title>{tip}</title>
+                    {eligible.then(|| view! { <circle cx=x cy=y r=R + 4.0 class="elig-ring" /> })}
+                    {leftmost.then(|| view! { <circle cx=x cy=y r=R + 8.0 class="leftmost-ring" data-testid="tree-leftmost" /> })}
+                    {picked.then(|| view! { <circle cx=x cy=y r=R + 11.0 class="picked-ring" data-testid="tree-picked" /> })}
+                    <circle cx=x cy=y r=R class=if n.red { "node red" } else { "node black" } />
+                    <text x=x y=y + 4.0 class="node-name" text-anchor="middle">{short(name)}</text>
+                    <text x=x y=y + R + 14.0 class="node-num" text-anchor="middle">{key}</text>
+                    <text x=x y=y + R + 26.0 class="node-num aug" text-anchor="middle">{format!("↓{aug}")}</text>
+                    {leftmost.then(|| view! { <text x=x y=y - R - 12.0 class="node-tag" text-anchor="middle">"leftmost"</text> })}
+                    {step.map(|s| view! {
+                        <g class="path-step" data-testid="tree-path-step">
+                            <circle cx=x + R * 0.8 cy=y - R * 0.8 r=8.0 />
+                            <text x=x + R * 0.8 y=y - R * 0.8 + 3.5 text-anchor="middle">{s}</text>
+                        </g>
+                    })}
+                </g>
+            }
+        })
+        .collect_view();
+
+    // The running entity, kept out of the tree.
+    let curr = v.entities.iter().find(|e| e.curr).map(|e| {
+        let picked = e.task.is_some() && e.task == picked_task;
+        let lines = vec![
+            format!("vruntime {}", fmt::rel_s(e.vruntime, base)),
+            format!("deadline {}", fmt::rel_s(e.deadline, base)),
+            format!("lag {}", fmt::ms_signed(e.lag)),
+            format!(
+                "{}{}",
+                if e.eligible {
+                    "eligible"
+                } else {
+                    "not eligible"
+                },
+                if e.protected { ", protected" } else { "" }
+            ),
+        ];
+        (e.name.clone(), picked, lines)
+    });
+    let curr_box = match curr {
+        Some((name, picked, lines)) => view! {
+            <g data-testid="tree-curr" class=if picked { "curr picked" } else { "curr" }>
+                <rect x=8.0 y=TOP - 4.0 width=CURR_W height=112.0 rx=8.0 class="curr-box" />
+                <text x=18.0 y=TOP + 14.0 class="curr-title">{format!("running: {name}")}</text>
+                {lines.into_iter().enumerate().map(|(i, l)| view! {
+                    <text x=18.0 y=TOP + 34.0 + 16.0 * i as f64 class="curr-line">{l}</text>
+                }).collect_view()}
+                <text x=18.0 y=TOP + 124.0 class="node-tag">{if picked { "picked; not in the tree (curr)" } else { "curr: not in the tree" }}</text>
+            </g>
+        }
+        .into_any(),
+        None => view! {
+            <g data-testid="tree-curr-idle">
+                <rect x=8.0 y=TOP - 4.0 width=CURR_W height=40.0 rx=8.0 class="curr-box idle" />
+                <text x=18.0 y=TOP + 20.0 class="curr-title">"idle"</text>
+            </g>
+        }
+        .into_any(),
+    };
+    let empty = v.tree.is_empty().then(|| {
+        view! { <text x=CURR_W + 40.0 y=TOP + 20.0 class="muted-text">"tree empty"</text> }
+    });
+    view! {
+        <svg
+            class="tree"
+            data-testid="tree"
+            data-nodes=v.tree.len()
+            width=width * scale
+            height=height * scale
+            viewBox=format!("0 0 {width} {height}")
+        >
+            {curr_box}
+            {edges}
+            {nodes}
+            {empty}
+        </svg>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(e: u32, parent: Option<u32>) -> TreeNode {
+        TreeNode {
+            entity: e,
+            parent,
+            left: None,
+            right: None,
+            red: false,
+            key: 0,
+            aug_min: 0,
+            min_slice: 0,
+        }
+    }
+
+    #[test]
+    fn layout_uses_inorder_for_x_and_depth_for_y() {
+        // In order: 1 (left of 2), 2 (root), 3 (right of 2).
+        let t = vec![node(1, Some(2)), node(2, None), node(3, Some(2))];
+        let p = layout(&t);
+        assert!(p[0].0 < p[1].0 && p[1].0 < p[2].0);
+        assert_eq!((p[0].2, p[1].2, p[2].2), (1, 0, 1));
+        // A parent cycle does not hang.
+        let bad = vec![node(1, Some(2)), node(2, Some(1))];
+        assert_eq!(layout(&bad).len(), 2);
+    }
+}

@@ -1,0 +1,255 @@
+//! The lecture presets show what their paragraphs claim: each test runs a
+//! preset (and, for "X on vs off", the same with the flag toggled, as the
+//! features panel does) and checks the numbers the paragraph quotes.
+#![cfg(not(target_arch = "wasm32"))]
+
+use schedlab_app::presets::{self, explanation, PRESETS};
+use schedlab_engine::player::Player;
+use schedlab_engine::results::RunResult;
+use schedlab_engine::select::{Placed, ScanEnd};
+use schedlab_engine::trace::{Record, Verdict};
+use schedlab_engine::{from_text, LogMode, Overrides};
+
+fn text(id: &str) -> &'static str {
+    presets::by_id(id)
+        .unwrap_or_else(|| panic!("no preset {id}"))
+        .text
+}
+
+fn with(features: &[(&str, bool)]) -> Overrides {
+    Overrides {
+        features: features.iter().map(|&(n, v)| (n.to_string(), v)).collect(),
+        ..Default::default()
+    }
+}
+
+fn run(id: &str, ov: &Overrides) -> (RunResult, Vec<Record>) {
+    let (mut sim, cfg) =
+        from_text(text(id), ov, LogMode::Full).unwrap_or_else(|e| panic!("{id}: {e}"));
+    sim.run();
+    let records = sim.log.records.clone();
+    (sim.results(&cfg.kernel), records)
+}
+
+fn task<'a>(r: &'a RunResult, name: &str) -> &'a schedlab_engine::results::TaskResult {
+    r.tasks
+        .iter()
+        .find(|t| t.name == name)
+        .unwrap_or_else(|| panic!("no task {name}"))
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol
+}
+
+#[test]
+fn every_preset_builds_and_explains_itself() {
+    for p in PRESETS {
+        assert!(
+            Player::new(p.text, &Overrides::default()).is_ok(),
+            "{}",
+            p.id
+        );
+        let words: usize = explanation(p.text)
+            .iter()
+            .map(|s| s.split_whitespace().count())
+            .sum();
+        assert!(
+            words >= 40,
+            "{}: explanation too short ({words} words)",
+            p.id
+        );
+    }
+}
+
+#[test]
+fn three_equal_tasks_share_a_third_and_lags_sum_to_zero() {
+    let (r, _) = run("three-equal-tasks", &Overrides::default());
+    for t in &r.tasks {
+        assert!(close(t.share, 1.0 / 3.0, 0.01), "{}: {}", t.name, t.share);
+    }
+    // At every event: Σ w·lag is zero up to the rounding of V, and V lies
+    // between the smallest and largest vruntime.
+    let (mut sim, _) = from_text(
+        text("three-equal-tasks"),
+        &Overrides::default(),
+        LogMode::Full,
+    )
+    .unwrap();
+    while sim.step() {
+        let cv = sim.sched().cpu_view(0, &sim.info.task_names);
+        assert!(
+            cv.weighted_lag_sum.unsigned_abs() <= cv.load.max(1),
+            "{cv:?}"
+        );
+        if !cv.entities.is_empty() {
+            let rel = |x: u64| x.wrapping_sub(cv.v) as i64;
+            assert!(cv.entities.iter().any(|e| rel(e.vruntime) <= 0));
+            assert!(cv.entities.iter().any(|e| rel(e.vruntime) >= 0));
+        }
+    }
+}
+
+#[test]
+fn nice_weights_share_in_proportion() {
+    let (r, _) = run("nice-weights", &Overrides::default());
+    let w = [1024.0, 335.0, 3121.0];
+    let sum: f64 = w.iter().sum();
+    for (t, w) in r.tasks.iter().zip(w) {
+        assert!(
+            close(t.share, w / sum, 0.015),
+            "{}: {} vs {}",
+            t.name,
+            t.share,
+            w / sum
+        );
+    }
+}
+
+#[test]
+fn short_slice_cuts_wakeup_latency_and_custom_slice_off_undoes_it() {
+    let (on, _) = run("short-slice", &Overrides::default());
+    let (off, _) = run("short-slice", &with(&[("CUSTOM_SLICE", false)]));
+    let (a, b) = (task(&on, "short"), task(&off, "short"));
+    assert_eq!(a.wakeup_latency_ns.p50, 0);
+    assert!(
+        a.wakeup_latency_ns.mean < 50_000,
+        "{:?}",
+        a.wakeup_latency_ns
+    );
+    assert!(
+        b.wakeup_latency_ns.p50 > 400_000,
+        "{:?}",
+        b.wakeup_latency_ns
+    );
+    assert!(a.nr_involuntary_switches >= 20 && b.nr_involuntary_switches == 0);
+}
+
+#[test]
+fn place_lag_keeps_the_sleepers_lag() {
+    let (on, _) = run("place-lag", &Overrides::default());
+    let (off, _) = run("place-lag", &with(&[("PLACE_LAG", false)]));
+    let (a, b) = (task(&on, "sleeper"), task(&off, "sleeper"));
+    assert!(
+        close(a.share, 0.268, 0.01) && close(b.share, 0.165, 0.01),
+        "{} {}",
+        a.share,
+        b.share
+    );
+    assert_eq!(a.wakeup_latency_ns.p50, 0);
+    assert!(
+        b.wakeup_latency_ns.p50 > 1_500_000,
+        "{:?}",
+        b.wakeup_latency_ns
+    );
+}
+
+#[test]
+fn run_to_parity_trades_latency_for_fewer_switches() {
+    let count = |r: &RunResult| -> (u64, u64, u64) {
+        let invol = r.tasks.iter().map(|t| t.nr_involuntary_switches).sum();
+        let cs = r.cpus.iter().map(|c| c.nr_switches).sum();
+        let lat = r
+            .tasks
+            .iter()
+            .filter(|t| t.name != "hog")
+            .map(|t| t.wakeup_latency_ns.mean)
+            .sum::<u64>()
+            / 4;
+        (invol, cs, lat)
+    };
+    let (on, _) = run("run-to-parity", &Overrides::default());
+    let (off, _) = run("run-to-parity", &with(&[("RUN_TO_PARITY", false)]));
+    let (i1, c1, l1) = count(&on);
+    let (i0, c0, l0) = count(&off);
+    assert_eq!((i1, c1), (178, 257), "on");
+    assert_eq!((i0, c0), (221, 298), "off");
+    assert!(
+        close(l1 as f64 / 1e6, 1.76, 0.01) && close(l0 as f64 / 1e6, 1.13, 0.01),
+        "{l1} {l0}"
+    );
+    // On 6.18 (VPROT) the toggle changes nothing here.
+    let k618 = |f: bool| Overrides {
+        kernel: Some("6.18".into()),
+        ..with(&[("RUN_TO_PARITY", f)])
+    };
+    let (a, _) = run("run-to-parity", &k618(true));
+    let (b, _) = run("run-to-parity", &k618(false));
+    assert_eq!(a.log_hash, b.log_hash);
+}
+
+#[test]
+fn delay_dequeue_keeps_negative_lag_sleepers_queued() {
+    let (on, rec) = run("delay-dequeue", &Overrides::default());
+    let (off, rec_off) = run("delay-dequeue", &with(&[("DELAY_DEQUEUE", false)]));
+    let delayed = |r: &[Record]| {
+        r.iter()
+            .filter(|r| matches!(r, Record::Block { delayed: true, .. }))
+            .count()
+    };
+    assert_eq!(delayed(&rec), 158);
+    assert_eq!(delayed(&rec_off), 0);
+    let requeued = rec
+        .iter()
+        .filter(|r| matches!(r, Record::Wakeup { delayed: true, .. }))
+        .count();
+    assert_eq!(requeued, 158);
+    assert!(
+        close(task(&on, "hog").share, 0.348, 0.002) && close(task(&off, "hog").share, 0.378, 0.002)
+    );
+    assert!(
+        close(task(&on, "sleepy.0").share, 0.326, 0.002)
+            && close(task(&off, "sleepy.0").share, 0.311, 0.002)
+    );
+}
+
+#[test]
+fn sched_batch_waits_for_the_tick() {
+    let (r, rec) = run("sched-batch", &Overrides::default());
+    let (n, b) = (task(&r, "normal"), task(&r, "batch"));
+    assert_eq!(n.wakeup_latency_ns.p50, 0);
+    assert!(
+        close(n.wakeup_latency_ns.mean as f64 / 1e6, 0.13, 0.01),
+        "{:?}",
+        n.wakeup_latency_ns
+    );
+    assert!(
+        close(b.wakeup_latency_ns.p50 as f64 / 1e6, 0.39, 0.01),
+        "{:?}",
+        b.wakeup_latency_ns
+    );
+    assert!(
+        close(b.wakeup_latency_ns.mean as f64 / 1e6, 0.40, 0.01),
+        "{:?}",
+        b.wakeup_latency_ns
+    );
+    assert!(close(n.share, b.share, 0.01));
+    let batch = 3;
+    assert!(rec.iter().any(|r| matches!(r, Record::WakeupCheck { wakee, verdict: Verdict::WakeePolicy, .. } if *wakee == batch)));
+    assert!(!rec.iter().any(|r| matches!(r, Record::WakeupCheck { wakee, verdict: Verdict::Preempt, .. } if *wakee == batch)));
+}
+
+#[test]
+fn wakeup_placement_shows_every_path() {
+    let (_, rec) = run("wakeup-placement", &Overrides::default());
+    let seen = |how: Placed, end: Option<ScanEnd>| {
+        rec.iter().any(|r| matches!(*r, Record::Placement { how: h, end: e, .. } if h == how && end.is_none_or(|x| x == e)))
+    };
+    for how in [
+        Placed::TargetIdle,
+        Placed::RecentIdle,
+        Placed::IdleSibling,
+        Placed::IdleCore,
+        Placed::IdleCpu,
+    ] {
+        assert!(seen(how, None), "{how:?}");
+    }
+    assert!(seen(Placed::Target, Some(ScanEnd::Budget)));
+    assert!(seen(Placed::Target, Some(ScanEnd::Overloaded)));
+}
+
+#[test]
+fn xeon_preset_is_about_a_million_events() {
+    let (r, _) = run("xeon-96-busy", &Overrides::default());
+    assert!(r.events > 1_000_000 && r.events < 1_200_000, "{}", r.events);
+}
