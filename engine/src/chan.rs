@@ -76,46 +76,39 @@ impl Sched {
     /// receiver per message put, and the next blocked sender if room is
     /// left.
     pub fn chan_send(&mut self, task: u32, ch: u32, n: u32) -> Io {
-        let cpu = self.tasks[task as usize].cpu;
-        let c = &mut self.chans[ch as usize];
-        let put = (c.capacity - c.count).min(n as u64);
-        c.count += put;
-        c.sent += put;
-        let left = n - put as u32;
-        let room_left = c.count < c.capacity;
-        if left > 0 {
-            c.senders.push_back(task);
-        }
-        self.trace(Record::Chan { task, ch, send: true, n: put as u32, blocked: left > 0 });
-        self.wake_queue(ch, true, put, cpu);
-        if room_left {
-            self.wake_queue(ch, false, 1, cpu);
-        }
-        if left > 0 {
-            Io::Blocked(left)
-        } else {
-            Io::Done
-        }
+        self.chan_move(task, ch, n, true)
     }
 
     /// `recv`: takes up to `n` messages out of channel `ch`; wakes one
     /// blocked sender per message taken, and the next blocked receiver if
     /// messages are left.
     pub fn chan_recv(&mut self, task: u32, ch: u32, n: u32) -> Io {
+        self.chan_move(task, ch, n, false)
+    }
+
+    /// Both directions: move what fits, queue the task for the rest, wake
+    /// the other side (one per message) and the next on this side.
+    fn chan_move(&mut self, task: u32, ch: u32, n: u32, send: bool) -> Io {
         let cpu = self.tasks[task as usize].cpu;
         let c = &mut self.chans[ch as usize];
-        let take = c.count.min(n as u64);
-        c.count -= take;
-        c.received += take;
-        let left = n - take as u32;
-        let msgs_left = c.count > 0;
-        if left > 0 {
-            c.receivers.push_back(task);
+        let moved = if send { c.capacity - c.count } else { c.count }.min(n as u64);
+        if send {
+            c.count += moved;
+            c.sent += moved;
+        } else {
+            c.count -= moved;
+            c.received += moved;
         }
-        self.trace(Record::Chan { task, ch, send: false, n: take as u32, blocked: left > 0 });
-        self.wake_queue(ch, false, take, cpu);
-        if msgs_left {
-            self.wake_queue(ch, true, 1, cpu);
+        let left = n - moved as u32;
+        let this_side_can_go_on = if send { c.count < c.capacity } else { c.count > 0 };
+        if left > 0 {
+            if send { &mut c.senders } else { &mut c.receivers }.push_back(task);
+        }
+        self.trace(Record::Chan { task, ch, send, n: moved as u32, blocked: left > 0 });
+        // A sender wakes receivers (true), a receiver wakes senders.
+        self.wake_queue(ch, send, moved, cpu);
+        if this_side_can_go_on {
+            self.wake_queue(ch, !send, 1, cpu);
         }
         if left > 0 {
             Io::Blocked(left)
