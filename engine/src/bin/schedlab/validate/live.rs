@@ -227,6 +227,11 @@ pub fn validate(sc: Scenario, opts: &Options) -> Result<Report, String> {
     };
     let RealRuns { runs: kernel_runs, autogroup, discarded } = real_runs(&plan, &cfg, opts)?;
     notes.extend(discarded);
+    if let Some(r) = kernel_runs.first() {
+        for (c, &bytes) in plan.channels.iter().zip(&r.pipe_bytes).filter(|(_, &b)| b != plan::PIPE_BYTES) {
+            notes.push(format!("channel `{}`: the kernel made its pipe {bytes} bytes (asked for {}): messages of {} bytes", c.name, plan::PIPE_BYTES, bytes / c.capacity));
+        }
+    }
     let measured: Vec<Vec<TaskMeasure>> = kernel_runs.iter().map(|r| r.tasks.clone()).collect();
     let rows = report::compare(&measured, &model_runs, plan.duration_ns);
     let disturbances = kernel_runs.iter().enumerate().flat_map(|(i, r)| judge(i, cpu, &r.disturbance)).collect();

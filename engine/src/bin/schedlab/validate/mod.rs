@@ -6,8 +6,8 @@
 //! 2. [`plan`] checks that the scenario can be run for real and modelled
 //!    (one CPU for now), and builds the model's copy of it.
 //! 3. [`measure`] runs the model; [`real`] runs each task as a thread
-//!    ([`worker`]) and reads /proc before and after; both give
-//!    [`measure::TaskMeasure`]s.
+//!    ([`worker`]; channels are pipes and wake/wait futexes, [`ipc`]) and
+//!    reads /proc before and after; both give [`measure::TaskMeasure`]s.
 //! 4. [`report`] compares them metric by metric with stated tolerances.
 //!
 //! Elsewhere than Linux only the parsers build (and are tested); the
@@ -23,6 +23,8 @@ mod procfs;
 mod report;
 mod topology;
 
+#[cfg(target_os = "linux")]
+mod ipc;
 #[cfg(target_os = "linux")]
 mod real;
 #[cfg(target_os = "linux")]
@@ -50,7 +52,9 @@ usage: schedlab validate SCENARIO [--reps N] [--retry N] [--duration D] [--cpu N
   Runs SCENARIO as real threads on this machine's kernel and in the model
   tuned like it (preset, HZ, base slice), and compares CPU shares, context
   switches, run delay and wake-up latency. Every task must be pinned to the
-  same single CPU (the model has one CPU so far).
+  same single CPU (the model has one CPU so far). Channels run as one-page
+  pipes (messages of 4096 / capacity bytes), wake/wait as futexes;
+  call/reply are refused.
   --reps N           real repetitions and model seeds (default 3)
   --retry N          repeat a repetition spoiled by other load or steal on
                      the measured CPU, at most N times in all (default 0)

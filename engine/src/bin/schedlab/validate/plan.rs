@@ -1,12 +1,13 @@
 //! From a scenario to what validation will run: the task instances, the
-//! one CPU they share, the run length — or a clear refusal of what cannot
-//! be run for real (or not modelled yet). Also builds the model's copy of
-//! the scenario, tuned like the local kernel.
+//! one CPU they share, the channels (pipes) between them, the run length —
+//! or a clear refusal of what cannot be run for real (or not modelled yet).
+//! Workload macros are expanded first, as the model expands them. Also
+//! builds the model's copy of the scenario, tuned like the local kernel.
 
 use std::sync::Arc;
 
 use schedlab_engine::program::Program;
-use schedlab_engine::scenario::{CpuList, Named, Policy, Pos, Scenario, StmtKind, Stmt, Topology};
+use schedlab_engine::scenario::{ChannelSpec, CpuList, Named, Policy, Pos, Scenario, StmtKind, Stmt, TaskSpec, Topology, DEFAULT_CHANNEL_CAPACITY};
 
 /// Runs longer than this need `--duration`.
 pub const DEFAULT_MAX_DURATION_NS: u64 = 10_000_000_000;
@@ -27,10 +28,44 @@ pub struct Instance {
     pub program: Arc<Program>,
 }
 
+/// The size every channel's pipe is set to (`F_SETPIPE_SZ`): one page.
+pub const PIPE_BYTES: u64 = 4096;
+
+/// A channel as validation runs it: a pipe holding `capacity` messages of
+/// `msg_bytes` each (see [`message_bytes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChannelPlan {
+    pub name: String,
+    pub capacity: u64,
+    /// With a pipe of [`PIPE_BYTES`]; recomputed from the size the kernel
+    /// actually sets.
+    pub msg_bytes: u64,
+}
+
+/// The rule that maps a channel onto a pipe: a channel of capacity C is a
+/// pipe of P bytes holding C messages of P / C bytes, so that it is full
+/// (a writer blocks) exactly when it holds C messages. C must divide P —
+/// with P = 4096, C is a power of two from 1 to 4096 — otherwise C
+/// messages would not fill the pipe (or a message would be under a byte).
+pub fn message_bytes(pipe_bytes: u64, capacity: u64) -> Result<u64, String> {
+    if capacity == 0 || capacity > pipe_bytes || !pipe_bytes.is_multiple_of(capacity) {
+        let why = if capacity > pipe_bytes { format!("its messages would be under 1 byte ({pipe_bytes} / {capacity})") } else { format!("{capacity} does not divide {pipe_bytes}") };
+        return Err(format!(
+            "capacity {capacity} cannot be validated: a channel runs as a pipe of {pipe_bytes} bytes holding `capacity` messages of equal size, \
+             so the capacity must divide {pipe_bytes} (a power of two from 1 to {pipe_bytes}); {why}"
+        ));
+    }
+    Ok(pipe_bytes / capacity)
+}
+
 #[derive(Clone, Debug)]
 pub struct Plan {
+    /// The scenario with its workload macros expanded into tasks and
+    /// channels (what both sides run).
     pub scenario: Scenario,
     pub instances: Vec<Instance>,
+    /// Channel ids as the instances' programs use them.
+    pub channels: Vec<ChannelPlan>,
     /// The CPU every task is pinned to, as the scenario numbers it.
     pub scenario_cpu: u32,
     pub duration_ns: u64,
@@ -72,12 +107,23 @@ fn refuse_topology(sc: &Scenario, machine_cpus: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// How errors name task `i` of the expanded scenario: `task[i]` for one
+/// written by hand (the first `written`), `task `NAME`` for one a workload
+/// macro made (as the model's build names them).
+fn task_key(written: usize, i: usize, t: &TaskSpec) -> String {
+    if i < written {
+        format!("task[{i}]")
+    } else {
+        format!("task `{}`", t.name)
+    }
+}
+
 /// The one CPU all tasks are pinned to. The model has one CPU, so every
 /// task must be pinned, to the same single CPU.
-fn single_cpu(sc: &Scenario) -> Result<u32, String> {
+fn single_cpu(sc: &Scenario, written: usize) -> Result<u32, String> {
     let mut cpu = None;
     for (i, t) in sc.tasks.iter().enumerate() {
-        let key = format!("task[{i}].affinity");
+        let key = format!("{}.affinity", task_key(written, i, t));
         let Some((list, pos)) = &t.affinity else {
             return Err(at(&key, t.pos, "every task must be pinned to one CPU (affinity = \"N\"): the model has one CPU, the machine more"));
         };
@@ -93,19 +139,28 @@ fn single_cpu(sc: &Scenario) -> Result<u32, String> {
 }
 
 fn any_stmt(stmts: &[Stmt], f: &impl Fn(&StmtKind) -> bool) -> bool {
-    stmts.iter().any(|s| f(&s.kind) || matches!(&s.kind, StmtKind::Loop { body, .. } if any_stmt(body, f)))
+    find_stmt(stmts, f).is_some()
+}
+
+/// The first statement, in loops too, for which `f` holds.
+fn find_stmt<'s>(stmts: &'s [Stmt], f: &impl Fn(&StmtKind) -> bool) -> Option<&'s Stmt> {
+    stmts.iter().find_map(|s| match &s.kind {
+        k if f(k) => Some(s),
+        StmtKind::Loop { body, .. } => find_stmt(body, f),
+        _ => None,
+    })
 }
 
 /// Custom slices (task `slice`, program `slice D`) need v6.12's
 /// sched_setattr(sched_runtime) support.
-fn refuse_custom_slice(sc: &Scenario, version: (u32, u32)) -> Result<(), String> {
+fn refuse_custom_slice(sc: &Scenario, written: usize, version: (u32, u32)) -> Result<(), String> {
     if version >= (6, 12) {
         return Ok(());
     }
     for (i, t) in sc.tasks.iter().enumerate() {
         if t.slice.is_some() || any_stmt(&t.program.stmts, &|k| matches!(k, StmtKind::Slice(_))) {
             return Err(at(
-                &format!("task[{i}]"),
+                &task_key(written, i, t),
                 t.pos,
                 format!("custom slices need kernel 6.12 or later; this kernel ({}.{}) ignores sched_runtime for fair tasks", version.0, version.1),
             ));
@@ -114,51 +169,109 @@ fn refuse_custom_slice(sc: &Scenario, version: (u32, u32)) -> Result<(), String>
     Ok(())
 }
 
-/// Names for a validation run, which has no channels or wake targets
-/// (`refuse_interaction` rejected them before compiling).
-struct NoNames;
+/// Resolves channel and task names as the model's build does: channels are
+/// numbered on first use and take the capacity a `[[channel]]` gives
+/// (default 1024); tasks are instance names in order.
+struct Resolver<'a> {
+    specs: &'a [ChannelSpec],
+    chans: Vec<(String, u64)>,
+    tasks: Vec<String>,
+}
 
-impl schedlab_engine::program::Names for NoNames {
-    fn channel(&mut self, _: &str) -> u32 {
-        0
+impl schedlab_engine::program::Names for Resolver<'_> {
+    fn channel(&mut self, name: &str) -> u32 {
+        if let Some(i) = self.chans.iter().position(|(n, _)| n == name) {
+            return i as u32;
+        }
+        let cap = self.specs.iter().find(|c| c.name == name).map_or(DEFAULT_CHANNEL_CAPACITY, |c| c.capacity);
+        self.chans.push((name.to_string(), cap));
+        self.chans.len() as u32 - 1
     }
-    fn task(&self, _: &str) -> Option<u32> {
-        None
+    fn task(&self, name: &str) -> Option<u32> {
+        self.tasks.iter().position(|n| n == name).map(|i| i as u32)
     }
 }
 
-fn compile(i: usize, stmts: &[Stmt]) -> Result<Arc<Program>, String> {
-    Program::compile(stmts, &mut NoNames)
-        .map(Arc::new)
-        .map_err(|u| at(&format!("task[{i}].program"), u.pos, format!("{} cannot be validated", u.what)))
+/// The instance names of the tasks: "name" or "name.0" .. "name.{n-1}".
+fn instance_names(tasks: &[TaskSpec]) -> Vec<String> {
+    tasks.iter().flat_map(|t| (0..t.count).map(move |k| if t.count == 1 { t.name.clone() } else { format!("{}.{k}", t.name) })).collect()
 }
 
-/// Tasks that talk to each other (channels, wake/wait, call/reply) and
-/// workload macros need a real implementation of those primitives on the
-/// kernel side, which the validator does not have: refuse them.
-fn refuse_interaction(sc: &Scenario) -> Result<(), String> {
-    if let Some(w) = sc.workloads.first() {
-        return Err(at("workload[0]", w.pos, "workload macros cannot be validated: the validator runs only run/sleep/yield/nice/slice programs"));
-    }
-    let talks = |k: &StmtKind| {
-        matches!(k, StmtKind::Send { .. } | StmtKind::Recv { .. } | StmtKind::Wake(_) | StmtKind::Wait | StmtKind::Call(_) | StmtKind::Reply)
-    };
+/// Each used channel with its message size; a capacity that does not map
+/// onto a pipe is refused where it was written (`[[channel]]` entries the
+/// scenario wrote come first, then those of workload macros).
+fn channel_plans(sc: &Scenario, written_channels: usize, used: &[(String, u64)]) -> Result<Vec<ChannelPlan>, String> {
+    used.iter()
+        .map(|(name, capacity)| {
+            let msg_bytes = message_bytes(PIPE_BYTES, *capacity).map_err(|e| match sc.channels.iter().position(|c| c.name == *name) {
+                Some(i) if i < written_channels => at(&format!("channel[{i}].capacity"), sc.channels[i].pos, format!("channel `{name}`: {e}")),
+                Some(i) => at(&format!("channel `{name}` (from a workload)"), sc.channels[i].pos, e),
+                None => format!("channel `{name}`: {e}"),
+            })?;
+            Ok(ChannelPlan { name: name.clone(), capacity: *capacity, msg_bytes })
+        })
+        .collect()
+}
+
+/// `call`/`reply` (schbench's request lists) have no real counterpart in
+/// the validator yet: refuse them, naming the workload that made them.
+fn refuse_call_reply(sc: &Scenario, written: usize) -> Result<(), String> {
+    let calls = |k: &StmtKind| matches!(k, StmtKind::Call(_) | StmtKind::Reply);
     for (i, t) in sc.tasks.iter().enumerate() {
-        if any_stmt(&t.program.stmts, &talks) {
+        if let Some(stmt) = find_stmt(&t.program.stmts, &calls) {
+            let from = if i < written { String::new() } else { " (made by a [[workload]] macro)".to_string() };
             return Err(at(
-                &format!("task[{i}].program"),
-                t.pos,
-                "channels and wakes (send/recv/wake/wait/call/reply) cannot be validated: the validator runs only run/sleep/yield/nice/slice programs",
+                &format!("{}.program", task_key(written, i, t)),
+                stmt.pos,
+                format!(
+                    "call/reply cannot be validated yet{from}: the validator runs run/sleep/yield/nice/slice/exit, \
+                     send/recv (pipes) and wake/wait (futexes)"
+                ),
             ));
         }
     }
     Ok(())
 }
 
-fn instances(sc: &Scenario) -> Result<Vec<Instance>, String> {
+/// The scenario with its `[[workload]]` macros replaced by the tasks and
+/// channels they expand to (for one CPU, the model's), as the model's build
+/// would do. Returns it and how many tasks were written by hand.
+fn expand(mut sc: Scenario) -> Result<(Scenario, usize), String> {
+    let written = sc.tasks.len();
+    if sc.workloads.is_empty() {
+        return Ok((sc, written));
+    }
+    let (tasks, channels, _) = schedlab_engine::workload::expand_all(&sc, 1).map_err(|e| e.to_string())?;
+    sc.tasks = tasks;
+    sc.channels = channels;
+    sc.workloads.clear();
+    Ok((sc, written))
+}
+
+fn compile(key: &str, stmts: &[Stmt], names: &mut Resolver) -> Result<Arc<Program>, String> {
+    Program::compile(stmts, names).map(Arc::new).map_err(|u| at(&format!("{key}.program"), u.pos, format!("{} cannot be validated", u.what)))
+}
+
+/// Tasks of different `process`es: the model charges `costs.context_switch`
+/// between them, while the real tasks are threads of one process.
+fn process_note(sc: &Scenario, channels: bool, notes: &mut Vec<String>) {
+    let talks = |k: &StmtKind| matches!(k, StmtKind::Wake(_) | StmtKind::Wait);
+    let interacts = channels || sc.tasks.iter().any(|t| any_stmt(&t.program.stmts, &talks));
+    let first = sc.tasks.first().and_then(|t| t.process.clone());
+    let one_process = first.is_some() && sc.tasks.iter().all(|t| t.process == first);
+    if interacts && !one_process {
+        notes.push(
+            "the real tasks are threads of one process (a switch between them keeps the address space); the model charges \
+             costs.context_switch between tasks of different `process`es, costs.thread_switch within one: give the tasks one `process` to compare like with like"
+                .into(),
+        );
+    }
+}
+
+fn instances(sc: &Scenario, written: usize, names: &mut Resolver) -> Result<Vec<Instance>, String> {
     let mut out = Vec::new();
     for (i, t) in sc.tasks.iter().enumerate() {
-        let program = compile(i, &t.program.stmts)?;
+        let program = compile(&task_key(written, i, t), &t.program.stmts, names)?;
         for k in 0..t.count {
             if out.len() == MAX_THREADS {
                 return Err(format!("more than {MAX_THREADS} tasks: too many threads to validate"));
@@ -200,14 +313,23 @@ fn tunable_notes(sc: &Scenario, preset: &str, notes: &mut Vec<String>) {
 pub fn plan(sc: Scenario, version: (u32, u32), machine_cpus: usize, preset: &str, requested: Option<u64>) -> Result<Plan, String> {
     refuse_sim_overrides(&sc)?;
     refuse_topology(&sc, machine_cpus)?;
-    refuse_interaction(&sc)?;
-    let instances = instances(&sc)?;
-    let scenario_cpu = single_cpu(&sc)?;
-    refuse_custom_slice(&sc, version)?;
+    let written_channels = sc.channels.len();
+    let (sc, written) = expand(sc)?;
+    refuse_call_reply(&sc, written)?;
+    let mut names = Resolver { specs: &sc.channels, chans: Vec::new(), tasks: instance_names(&sc.tasks) };
+    let instances = instances(&sc, written, &mut names)?;
+    let channels = channel_plans(&sc, written_channels, &names.chans)?;
+    let scenario_cpu = single_cpu(&sc, written)?;
+    refuse_custom_slice(&sc, written, version)?;
     let mut notes = Vec::new();
     let duration_ns = duration(&sc, requested, &mut notes)?;
     tunable_notes(&sc, preset, &mut notes);
-    Ok(Plan { scenario: sc, instances, scenario_cpu, duration_ns, notes })
+    if !channels.is_empty() {
+        let each: Vec<String> = channels.iter().map(|c| format!("{} ({} × {} B)", c.name, c.capacity, c.msg_bytes)).collect();
+        notes.push(format!("channels are pipes of {PIPE_BYTES} bytes, capacity × message size: {}", each.join(", ")));
+    }
+    process_note(&sc, !channels.is_empty(), &mut notes);
+    Ok(Plan { scenario: sc, instances, channels, scenario_cpu, duration_ns, notes })
 }
 
 /// The local kernel's tunables, as the model takes them.
@@ -262,7 +384,13 @@ mod tests {
             ("[[task]]\nname = \"a\"\nprogram = \"run\"\n", "must be pinned"),
             ("[[task]]\nname = \"a\"\naffinity = \"0-1\"\nprogram = \"run\"\n", "more than one CPU"),
             ("[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"run\"\n[[task]]\nname = \"b\"\naffinity = \"1\"\nprogram = \"run\"\n", "share one CPU"),
-            ("[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"send c\"\n[[task]]\nname = \"b\"\naffinity = \"0\"\nprogram = \"recv c\"\n", "channels"),
+            ("[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"call b\"\n[[task]]\nname = \"b\"\naffinity = \"0\"\nprogram = \"reply\"\n", "task[0].program at line 4, column 12: call/reply cannot be validated yet"),
+            ("[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"wake nobody\"\n", "no task named `nobody`"),
+            ("[[channel]]\nname = \"c\"\ncapacity = 1000\n[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"send c\"\n", "channel[0].capacity at line 1, column 1: channel `c`: capacity 1000"),
+            ("[[workload]]\nkind = \"schbench\"\naffinity = \"0\"\n", "made by a [[workload]] macro"),
+            ("[[workload]]\nkind = \"netperf-stream\"\naffinity = \"0\"\nwindow = 3\n", "channel `netperf-stream-0` (from a workload) at line 1, column 1: capacity 3"),
+            ("[[channel]]\nname = \"x\"\n[[channel]]\nname = \"c\"\ncapacity = 5\n[[workload]]\nkind = \"pipe-test\"\n[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"send c\"\n", "channel[1].capacity at line 3, column 1"),
+            ("[[workload]]\nkind = \"pipe-test\"\ncpu = -1\n", "task `pipe-test-a`.affinity"),
             ("[sim]\nfeatures = { RUN_TO_PARITY = false }\n[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"run\"\n", "feature flags"),
             ("[topology]\nsockets = 2\ncores_per_llc = 4\n[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"run\"\n", "this machine has 2"),
             ("[topology]\ncores_per_llc = 2\n[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"run\"\n", "model has one CPU"),
@@ -271,6 +399,52 @@ mod tests {
             let e = try_plan(text).unwrap_err();
             assert!(e.contains(want), "{want}: {e}");
         }
+    }
+
+    #[test]
+    fn message_size_is_pipe_size_over_capacity() {
+        assert_eq!(message_bytes(4096, 1), Ok(4096));
+        assert_eq!(message_bytes(4096, 1024), Ok(4));
+        assert_eq!(message_bytes(4096, 4096), Ok(1));
+        assert_eq!(message_bytes(65536, 1024), Ok(64), "a bigger pipe than asked for: bigger messages");
+        let under = message_bytes(4096, 8192).unwrap_err();
+        assert!(under.contains("under 1 byte") && under.contains("must divide 4096"), "{under}");
+        for c in [0, 3, 1000, 4095] {
+            assert!(message_bytes(4096, c).unwrap_err().contains("does not divide 4096"), "{c}");
+        }
+    }
+
+    const PING_PONG: &str = "[[channel]]\nname = \"ab\"\ncapacity = 1\n[[task]]\nname = \"ping\"\naffinity = \"0\"\n\
+                             program = \"loop { run 5us; send ab; recv ba }\"\n[[task]]\nname = \"pong\"\naffinity = \"0\"\n\
+                             program = \"loop { recv ab; run 5us; send ba 2; wake w.1 }\"\n\
+                             [[task]]\nname = \"w\"\ncount = 2\naffinity = \"0\"\nprogram = \"loop { wait }\"\n";
+
+    #[test]
+    fn channels_are_numbered_like_the_model_and_sized() {
+        use schedlab_engine::program::Instr;
+        let p = try_plan(PING_PONG).unwrap();
+        let want = [ChannelPlan { name: "ab".into(), capacity: 1, msg_bytes: 4096 }, ChannelPlan { name: "ba".into(), capacity: 1024, msg_bytes: 4 }];
+        assert_eq!(p.channels, want);
+        assert_eq!(p.instances[1].program.code[1..], [Instr::Recv { ch: 0, n: 1 }, Instr::Run(schedlab_engine::scenario::Dur::Fixed(5000)), Instr::Send { ch: 1, n: 2 }, Instr::Wake { task: 3 }, Instr::EndLoop { start: 0 }]);
+        assert!(p.notes.iter().any(|n| n.contains("ab (1 × 4096 B), ba (1024 × 4 B)")), "{:?}", p.notes);
+        assert!(p.notes.iter().any(|n| n.contains("threads of one process")), "{:?}", p.notes);
+        let one_process = PING_PONG.replace("affinity = \"0\"\n", "affinity = \"0\"\nprocess = \"pp\"\n");
+        assert!(!try_plan(&one_process).unwrap().notes.iter().any(|n| n.contains("threads of one process")));
+        assert!(!try_plan(NICE).unwrap().notes.iter().any(|n| n.contains("process")), "no note without channels or wakes");
+    }
+
+    #[test]
+    fn pipe_test_workload_expands_for_both_sides() {
+        let p = try_plan("[sim]\nduration = \"1s\"\n[[workload]]\nkind = \"pipe-test\"\nmode = \"threads\"\n").unwrap();
+        let names: Vec<&str> = p.instances.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["pipe-test-a", "pipe-test-b"]);
+        assert_eq!(p.channels.iter().map(|c| (c.name.as_str(), c.msg_bytes)).collect::<Vec<_>>(), [("pipe-test-ab", 4096), ("pipe-test-ba", 4096)]);
+        assert!(p.scenario.workloads.is_empty() && p.scenario.tasks.len() == 2);
+        let sc = model_scenario(&p, Tuning { preset: "6.18", hz: 250, base_slice_ns: 1_400_000 }, 1);
+        let (mut sim, cfg) = schedlab_engine::build(&sc, &Default::default(), schedlab_engine::LogMode::HashOnly).unwrap();
+        sim.run();
+        let res = sim.results(&cfg.kernel);
+        assert!(res.tasks[0].ops > 1000, "{:?}", res.tasks[0]);
     }
 
     #[test]

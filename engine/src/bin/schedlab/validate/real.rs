@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::facts::Host;
+use super::ipc::Ipc;
 use super::measure::TaskMeasure;
 use super::plan::Plan;
 use super::procfs::{self, CpuTimes, SchedStat, TaskSched};
@@ -47,6 +48,8 @@ pub struct Disturbance {
 pub struct RepOutcome {
     pub tasks: Vec<TaskMeasure>,
     pub disturbance: Disturbance,
+    /// The size the kernel gave each channel's pipe, bytes (asked: one page).
+    pub pipe_bytes: Vec<u64>,
 }
 
 /// The threads of one run. Dropping it stops and joins all of them.
@@ -211,7 +214,9 @@ fn specs(plan: &Plan, cfg: &RealConfig, seed: u64) -> Vec<WorkerSpec> {
 /// Runs the plan once on the real kernel.
 pub fn run_rep(plan: &Plan, cfg: &RealConfig, seed: u64) -> Result<RepOutcome, String> {
     let _pin = ControllerPin::new(&cfg.controller_cpus);
-    let shared = Arc::new(Shared::default());
+    let ipc = Ipc::new(&plan.channels, plan.instances.len())?;
+    let pipe_bytes = ipc.pipe_bytes();
+    let shared = Arc::new(Shared::new(ipc));
     let mut crew = Crew { shared: shared.clone(), handles: Vec::new() };
     let (tx, rx) = mpsc::channel();
     for spec in specs(plan, cfg, seed) {
@@ -233,7 +238,7 @@ pub fn run_rep(plan: &Plan, cfg: &RealConfig, seed: u64) -> Result<RepOutcome, S
     let tasks: Vec<TaskMeasure> =
         plan.instances.iter().enumerate().map(|(i, inst)| measure(&inst.name, &before[i], &after[i], &reports[i])).collect();
     let ours = tasks.iter().map(|t| t.cpu_time_ns).sum();
-    Ok(RepOutcome { disturbance: disturbance(stat0, stat1, wall, ours), tasks })
+    Ok(RepOutcome { disturbance: disturbance(stat0, stat1, wall, ours), tasks, pipe_bytes })
 }
 
 /// Names of this process's threads that are validation workers.

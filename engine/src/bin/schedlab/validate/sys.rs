@@ -3,6 +3,7 @@
 //! apart). Thread ids are kernel tids (`gettid()`); 0 means the caller.
 
 use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use schedlab_engine::scenario::Policy;
@@ -219,6 +220,81 @@ pub fn futex_wait_until(word: &AtomicU32, expected: u32, deadline_ns: Option<u64
 pub fn futex_wake_all(word: &AtomicU32) {
     // SAFETY: word points to a live u32.
     unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, i32::MAX) };
+}
+
+/// Wakes at most `n` threads waiting on `word`.
+pub fn futex_wake(word: &AtomicU32, n: i32) {
+    // SAFETY: word points to a live u32.
+    unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, n) };
+}
+
+/// `pipe2(O_CLOEXEC)`: (read end, write end).
+pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: fds has room for the two descriptors pipe2 writes.
+    check(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
+    // SAFETY: both descriptors were just created and are owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// `fcntl(F_SETPIPE_SZ, bytes)`, then `F_GETPIPE_SZ`: the size the kernel
+/// actually set (it rounds up to a power-of-two number of pages).
+pub fn set_pipe_size(fd: &OwnedFd, bytes: u64) -> io::Result<u64> {
+    // SAFETY: plain integer arguments on a descriptor we own.
+    let r = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETPIPE_SZ, bytes as libc::c_int) };
+    check(r.min(0))?;
+    // SAFETY: as above.
+    let r = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETPIPE_SZ) };
+    check(r.min(0))?;
+    Ok(r as u64)
+}
+
+/// `dup3(src, dst, O_CLOEXEC)`: makes descriptor number `dst` refer to
+/// `src`'s file, atomically (the number never becomes free for another
+/// open to take), dropping this table's reference to `dst`'s old file.
+pub fn replace_fd(src: RawFd, dst: RawFd) -> io::Result<()> {
+    // SAFETY: plain integer arguments; both descriptors stay owned by their
+    // OwnedFds, which close them later.
+    check(unsafe { libc::dup3(src, dst, libc::O_CLOEXEC) })
+}
+
+/// `read(fd, buf)`.
+pub fn read(fd: RawFd, buf: &mut [u8]) -> io::Result<usize> {
+    // SAFETY: buf is valid for writes of its length.
+    let r = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r as usize)
+    }
+}
+
+/// `write(fd, buf)`.
+pub fn write(fd: RawFd, buf: &[u8]) -> io::Result<usize> {
+    // SAFETY: buf is valid for reads of its length.
+    let r = unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r as usize)
+    }
+}
+
+/// Blocks SIGPIPE for the calling thread: a write to a pipe without
+/// readers then only fails with EPIPE (the signal stays pending on the
+/// thread and goes with it).
+pub fn block_sigpipe() -> io::Result<()> {
+    // SAFETY: set is initialised by sigemptyset before use.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        let r = libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        if r != 0 {
+            return Err(io::Error::from_raw_os_error(r));
+        }
+    }
+    Ok(())
 }
 
 /// Set by the SIGINT handler while a [`SigintGuard`] is installed.

@@ -1,6 +1,8 @@
 //! In-process tests of the real run's clean-up: whatever ends a run (a
-//! worker failing mid-run, a worker failing its set-up, Ctrl-C), no thread
-//! it started is left and autogroup is back as it was.
+//! worker failing mid-run, a worker failing its set-up, Ctrl-C, the end of
+//! the run), no thread it started is left — also one blocked for good in a
+//! pipe read, a pipe write or a futex wait — and autogroup is back as it
+//! was.
 //!
 //! Tests in this binary run in parallel threads, so the thread check counts
 //! the workers' own threads (named `slv:…`), not all of /proc/self/task;
@@ -24,6 +26,31 @@ static SERIAL: Mutex<()> = Mutex::new(());
 const SCENARIO: &str = "[sim]\nduration = \"1500ms\"\n\
     [[task]]\nname = \"hog\"\ncount = 2\naffinity = \"0\"\nprogram = \"run\"\n\
     [[task]]\nname = \"tick\"\naffinity = \"0\"\nprogram = \"loop { sleep 5ms; run 1ms }\"\n";
+
+/// A hog, and three tasks that block for good once started: a reader of a
+/// channel nobody writes to, a writer of a one-message channel nobody
+/// reads (the second of its two messages blocks), and a waiter nobody wakes.
+const BLOCKED: &str = "[sim]\nduration = \"1500ms\"\n[[channel]]\nname = \"full\"\ncapacity = 1\n\
+    [[task]]\nname = \"hog\"\naffinity = \"0\"\nprogram = \"run\"\n\
+    [[task]]\nname = \"reader\"\naffinity = \"0\"\nprogram = \"recv nobody_sends\"\n\
+    [[task]]\nname = \"writer\"\naffinity = \"0\"\nprogram = \"send full 2\"\n\
+    [[task]]\nname = \"waiter\"\naffinity = \"0\"\nprogram = \"wait\"\n";
+
+/// Runs `f` on a thread of its own and returns what it returns, or fails
+/// the test if it takes longer than `limit` (a worker that was not stopped
+/// would keep the run from ever being joined).
+fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit).unwrap_or_else(|_| panic!("not done within {limit:?}: a blocked worker was not stopped"))
+}
+
+/// A CPU this process may use (the last one, as the own-clock test does).
+fn some_cpu() -> u32 {
+    *sys::get_affinity(0).unwrap().last().unwrap()
+}
 
 fn options(inject: Option<(usize, u64)>) -> Options {
     Options { path: "test".into(), reps: 1, retry: 0, json: false, duration: None, cpu: CpuChoice::Same, keep_autogroup: false, inject }
@@ -58,6 +85,39 @@ fn injected_worker_failure_cleans_up() {
     assert_no_workers();
     assert_eq!(autogroup(), before, "autogroup restored");
     eprintln!("threads before {threads}, after {} (other tests run in parallel)", thread_count());
+}
+
+/// A failure 200 ms in ends the run although three workers are blocked in
+/// read(), write() and a futex wait at that moment.
+#[test]
+fn injected_failure_ends_blocked_pipe_readers_writers_and_waiters() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let before = autogroup();
+    let started = std::time::Instant::now();
+    let err = within(Duration::from_secs(30), || live::validate(parse(BLOCKED).unwrap(), &options(Some((0, 200_000_000)))).unwrap_err());
+    assert!(err.contains("hog: injected failure"), "{err}");
+    assert_no_workers();
+    assert_eq!(autogroup(), before, "autogroup restored");
+    eprintln!("ended {:?} after the start (model, CPU sampling, 200 ms of run)", started.elapsed());
+}
+
+/// At the end of a run the blocked workers end too, and the run measures:
+/// the reader and the waiter blocked once, the writer filled the pipe once.
+#[test]
+fn blocked_workers_end_with_the_run() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut p = plan::plan(parse(BLOCKED).unwrap(), (6, 18), 2, "6.18", None).unwrap();
+    p.duration_ns = 300_000_000;
+    let cfg = RealConfig { cpu: some_cpu(), controller_cpus: vec![], inject: None, setup_timeout: Duration::from_secs(10) };
+    let out = within(Duration::from_secs(30), move || real::run_rep(&p, &cfg, 1)).unwrap();
+    assert_no_workers();
+    assert_eq!(out.pipe_bytes, [4096, 4096], "one page each");
+    let t = &out.tasks;
+    assert!(t[0].cpu_time_ns > 10_000_000, "the hog ran: {:?}", t[0]);
+    for (i, task) in t.iter().enumerate().skip(1) {
+        assert_eq!((task.ops, task.wakeup_latency_ns.count), (0, 0), "{} never got past its first block: {task:?}", task.name);
+        assert!((1..=3).contains(&task.nr_voluntary_switches), "{} blocked once (and passed the gate): {task:?}", t[i].name);
+    }
 }
 
 #[test]

@@ -4,7 +4,9 @@
 //! the model. `run D` spins until the thread has run for D (the model's
 //! `run` is CPU time too; [`OwnClock`] says how that is counted without
 //! disturbing the scheduler), `sleep D` is an hrtimer sleep, `yield` is
-//! sched_yield(), `nice`/`slice` are setpriority()/sched_setattr().
+//! sched_yield(), `nice`/`slice` are setpriority()/sched_setattr(),
+//! `send`/`recv` are pipe writes/reads and `wake`/`wait` futex operations
+//! ([`ipc`](super::ipc)).
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
@@ -15,6 +17,7 @@ use schedlab_engine::rng::Rng;
 use schedlab_engine::scenario::Policy;
 use schedlab_engine::sim::STATEMENT_BUDGET;
 
+use super::ipc::{Io, Ipc};
 use super::sys::{self, Wake};
 
 /// Prefix of every worker thread's name (`/proc/<pid>/task/<tid>/comm`).
@@ -36,17 +39,25 @@ pub struct Shared {
     end: AtomicU64,
     /// The first failure of any worker.
     failure: Mutex<Option<String>>,
+    /// The run's pipes and wake words.
+    ipc: Ipc,
 }
 
 impl Shared {
+    pub fn new(ipc: Ipc) -> Shared {
+        Shared { ipc, ..Shared::default() }
+    }
+
     pub fn stopped(&self) -> bool {
         self.stop.load(Ordering::Acquire) != 0
     }
 
-    /// Stops every worker: wakes sleepers and those still at the gate.
+    /// Stops every worker: wakes sleepers, ends blocked pipe reads and
+    /// writes and futex waits, and releases those still at the gate.
     pub fn stop(&self) {
         self.stop.store(1, Ordering::Release);
         sys::futex_wake_all(&self.stop);
+        self.ipc.stop();
         if self.gate.compare_exchange(GATE_CLOSED, GATE_ABORT, Ordering::AcqRel, Ordering::Acquire).is_ok() {
             sys::futex_wake_all(&self.gate);
         }
@@ -116,7 +127,9 @@ pub struct Ready {
 /// What a worker reports when it ends.
 #[derive(Clone, Debug, Default)]
 pub struct WorkerReport {
-    /// Lateness of each wake-up from `sleep`, ns.
+    /// Lateness of each wake-up from `sleep` (from the intended time), and
+    /// the latency of each wake-up by a `send` or `wake` (from just before
+    /// the write or wake; see [`ipc`](super::ipc)), ns.
     pub latency: Hist,
     /// Completed outermost loop iterations before the run's end.
     pub ops: u64,
@@ -138,6 +151,7 @@ fn setup(spec: &WorkerSpec) -> Result<Ready, String> {
     let who = &spec.name;
     sys::set_affinity(0, &[spec.cpu]).map_err(|e| os_err(&format!("{who}: pin to CPU {}", spec.cpu), e))?;
     sys::set_timer_slack(1).map_err(|e| os_err(&format!("{who}: timer slack"), e))?;
+    sys::block_sigpipe().map_err(|e| os_err(&format!("{who}: block SIGPIPE"), e))?;
     if spec.policy != Policy::Normal {
         sys::set_policy(0, spec.policy).map_err(|e| os_err(&format!("{who}: policy {:?}", spec.policy), e))?;
     }
@@ -214,12 +228,15 @@ struct Interp<'a> {
     nice: i32,
     clock: OwnClock,
     report: WorkerReport,
+    /// What `send` writes and `recv` reads into: one pipe's size.
+    buf: Vec<u8>,
 }
 
 impl<'a> Interp<'a> {
     fn new(spec: &'a WorkerSpec, shared: &'a Shared) -> Self {
         let (t0, end) = (shared.t0.load(Ordering::Acquire), shared.end.load(Ordering::Acquire));
-        Interp { spec, shared, t0, end, nice: spec.nice, clock: OwnClock::default(), report: WorkerReport::default() }
+        let buf = vec![0; shared.ipc.max_chunk()];
+        Interp { spec, shared, t0, end, nice: spec.nice, clock: OwnClock::default(), report: WorkerReport::default(), buf }
     }
 
     /// Whether to stop now: the run stopped, or the injected failure is due.
@@ -275,9 +292,37 @@ impl<'a> Interp<'a> {
             }
             Some(Action::Slice(v)) => self.apply("slice", sys::set_slice(0, self.spec.policy, self.nice, v)),
             Some(Action::Exit) => false,
-            // plan.rs refuses programs that talk to other tasks.
+            Some(Action::Send { ch, n }) => {
+                let r = self.shared.ipc.send(ch, n, &self.buf);
+                self.io(r)
+            }
+            Some(Action::Recv { ch, n }) => {
+                let r = self.shared.ipc.recv(ch, n, &mut self.buf, &mut self.report.latency, self.end);
+                self.io(r)
+            }
+            Some(Action::Wake { task }) => {
+                self.shared.ipc.wake(task);
+                true
+            }
+            Some(Action::Wait) => {
+                let r = self.shared.ipc.wait(self.spec.index, &mut self.report.latency, self.end);
+                self.io(Ok(r))
+            }
+            // plan.rs refuses call/reply.
             Some(other) => {
                 self.shared.fail(format!("{}: {other:?} cannot be validated", self.spec.name));
+                false
+            }
+        }
+    }
+
+    /// The end of a channel operation or wait: go on, stop, or fail.
+    fn io(&self, r: Result<Io, String>) -> bool {
+        match r {
+            Ok(Io::Done) => true,
+            Ok(Io::Stopped) => false,
+            Err(e) => {
+                self.shared.fail(format!("{}: {e}", self.spec.name));
                 false
             }
         }
