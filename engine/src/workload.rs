@@ -8,6 +8,8 @@
 //! (they are parameters: set them from a measurement of your machine).
 //! `schedlab expand` prints what a macro became, as scenario TOML.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 
 use crate::scenario::{self, ChannelSpec, CpuList, Named, Param, Policy, Pos, ScenarioError, TaskSpec, WorkloadSpec};
@@ -104,6 +106,12 @@ pub struct KindDoc {
     pub params: &'static [ParamDoc],
     expand: fn(&mut Args, &mut Out) -> R<Measure>,
 }
+
+/// The most tasks one run holds (hand-written and workload tasks). The
+/// largest seed benchmark (hackbench 64 groups × 40 on spr-2s-224) has 2560;
+/// a bound keeps a typo such as `groups = 1024, fds = 1024` from exhausting
+/// memory (a browser tab's) before it is reported.
+pub const MAX_TASKS: u64 = 262_144;
 
 const fn p(name: &'static str, default: &'static str, about: &'static str) -> ParamDoc {
     ParamDoc { name, default, about }
@@ -319,6 +327,15 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// Refuses a workload whose parameters make more than MAX_TASKS tasks,
+    /// before any of them is generated.
+    fn tasks_fit(&self, n: u64, why: &str) -> R<()> {
+        if n <= MAX_TASKS {
+            return Ok(());
+        }
+        Err(ScenarioError::new(base_key(self.w), Some(self.w.pos), format!("{why} make {n} tasks; a run holds at most {MAX_TASKS}")))
+    }
+
     /// A count that may be written as a percentage of the CPUs ("50%").
     fn count(&mut self, name: &str, default: u32, hi: u32) -> R<u32> {
         let cpus = self.cpus;
@@ -459,6 +476,7 @@ fn hackbench(a: &mut Args, o: &mut Out) -> R<Measure> {
     let datasize = a.int("datasize", 100, 1, 1 << 20)? as u64;
     let mode = a.choice("mode", "process", &["process", "threads"])?;
     let ipc = a.choice("ipc", "sockets", &["pipe", "sockets"])?;
+    a.tasks_fit(groups as u64 * fds as u64 * 2, &format!("{groups} groups × {fds} fds × 2"))?;
     let pipe = ipc == "pipe";
     let write = a.dur("write_cost", if pipe { 800 } else { 1_600 })?;
     let read = a.dur("read_cost", if pipe { 700 } else { 1_300 })?;
@@ -493,6 +511,7 @@ fn schbench(a: &mut Args, o: &mut Out) -> R<Measure> {
     let workers = a.count("workers", a.cpus.div_ceil(m), 65_536)?;
     let sleep = a.dur("sleep", 100_000)?;
     let work = a.dur("work", 1_000_000)?;
+    a.tasks_fit(m as u64 * (1 + workers as u64), &format!("{m} message threads × (1 + {workers} workers)"))?;
     let name = o.name.clone();
     let mut ws = Vec::new();
     for i in 0..m {
@@ -651,23 +670,33 @@ pub fn expand_all(sc: &scenario::Scenario, cpus: u32) -> R<(Vec<TaskSpec>, Vec<C
     let mut tasks = sc.tasks.clone();
     let mut channels = sc.channels.clone();
     let mut measures = Vec::new();
+    // Name sets keep the clash checks linear: a hackbench can have 10^5 tasks.
+    let mut task_names: HashSet<String> = tasks.iter().map(|t| t.name.clone()).collect();
+    let mut channel_names: HashSet<String> = channels.iter().map(|c| c.name.clone()).collect();
+    let mut total: u64 = tasks.iter().map(|t| t.count as u64).sum();
     for (i, w) in sc.workloads.iter().enumerate() {
         let e = expand(w, i, cpus)?;
+        total += e.tasks.iter().map(|t| t.count as u64).sum::<u64>();
+        if total > MAX_TASKS {
+            return Err(ScenarioError::new(base_key(w), Some(w.pos), format!("with this workload the scenario has {total} tasks; a run holds at most {MAX_TASKS}")));
+        }
         for t in &e.tasks {
-            if tasks.iter().any(|o| o.name == t.name) {
+            if !task_names.insert(t.name.clone()) {
                 return Err(ScenarioError::new(format!("{}.name", base_key(w)), Some(w.pos), format!("workload task `{}` clashes with another task; give the workload a `name`", t.name)));
             }
         }
+        // A [[channel]] written by hand sets the capacity of a workload's
+        // channel: only channels not yet known are added.
         for c in e.channels {
-            match channels.iter_mut().find(|o| o.name == c.name) {
-                // A [[channel]] written by hand sets the capacity of a
-                // workload's channel.
-                Some(_) => {}
-                None => channels.push(c),
+            if channel_names.insert(c.name.clone()) {
+                channels.push(c);
             }
         }
         tasks.extend(e.tasks);
         measures.push(e.measure);
+    }
+    if total > MAX_TASKS {
+        return Err(ScenarioError::new("task", None, format!("the scenario has {total} tasks; a run holds at most {MAX_TASKS}")));
     }
     Ok((tasks, channels, measures))
 }

@@ -209,3 +209,29 @@ fn workload_tasks_may_not_clash_with_hand_written_ones() {
     let e = expand_all(&sc, 2).unwrap_err();
     assert!(e.msg.contains("clashes"), "{e}");
 }
+
+#[test]
+fn a_workload_too_big_to_run_is_an_error() {
+    // 1024 groups × 1024 fds × 2 = 2 097 152 tasks: refused before any
+    // task is generated, naming the workload.
+    let text = "[[workload]]\nkind = \"hackbench\"\ngroups = 1024\nfds = 1024\n";
+    let e = crate::from_text(text, &crate::Overrides::default(), crate::LogMode::HashOnly).err().unwrap();
+    assert_eq!(e.key, "workload[0]", "{e}");
+    assert!(e.msg.contains("make 2097152 tasks"), "{e}");
+    // schbench: 4096 × (1 + 65536).
+    let text = "[[workload]]\nkind = \"schbench\"\nmessage_threads = 4096\nworkers = 65536\n";
+    let e = crate::from_text(text, &crate::Overrides::default(), crate::LogMode::HashOnly).err().unwrap();
+    assert!(e.msg.contains("make 268439552 tasks"), "{e}");
+}
+
+#[test]
+fn workloads_that_fit_alone_can_overflow_together() {
+    // Two hackbenches of 128 × 512 × 2 = 131 072 tasks each: 262 144 fit,
+    // a third hand-written task does not.
+    let w = "[[workload]]\nkind = \"hackbench\"\ngroups = 128\nfds = 512\nloops = 1\n";
+    let text = format!("[[task]]\nname = \"t\"\nprogram = \"run 1ms\"\n{w}{}", w.replace("hackbench\"", "hackbench\"\nname = \"hb2\""));
+    let sc = parse(&text).unwrap();
+    let e = expand_all(&sc, 2).unwrap_err();
+    assert_eq!(e.key, "workload[1]", "{e}");
+    assert!(e.msg.contains("262145 tasks"), "{e}");
+}
