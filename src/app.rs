@@ -1,11 +1,15 @@
-//! The page: reads the link (URL fragment), builds the lab, lays the views
-//! out, and keeps the fragment in step with what is shown.
+//! The app: reads the link (URL fragment), builds the lab, shows one of
+//! three pages (the lecture view of one run, the comparison of two
+//! configurations, the study page) and keeps the fragment in step with
+//! what is shown.
 
 use leptos::prelude::*;
 use schedlab_engine::Overrides;
 use wasm_bindgen::JsValue;
 
-use crate::fragment::{self, Link};
+use crate::fragment::{self, Link, Page};
+use crate::pages::compare::ComparePage;
+use crate::pages::study::{provide_study, Runner, StudyPage};
 use crate::presets;
 use crate::state::{use_ctx, Ctx, ErrorInfo, Keep};
 use crate::views::*;
@@ -115,11 +119,17 @@ pub fn current_link(ctx: Ctx) -> Link {
             .get_untracked()
             .map(|(a, b)| (a.max(0.0) as u64, b.max(0.0) as u64)),
         big: ui.big.get_untracked(),
+        ..Default::default()
     }
 }
 
 fn write_fragment(ctx: Ctx) {
-    let frag = fragment::encode(&current_link(ctx));
+    set_fragment(&current_link(ctx));
+}
+
+/// Replaces the URL fragment (no history entry).
+pub(crate) fn set_fragment(link: &Link) {
+    let frag = fragment::encode(link);
     if let Some(w) = web_sys::window() {
         if let Ok(h) = w.history() {
             let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("#{frag}")));
@@ -136,13 +146,35 @@ pub fn App() -> impl IntoView {
     }
     let hash = location_hash().unwrap_or_default();
     let (link, problems) = fragment::decode(&hash);
-    let ctx = open_link(&link, problems);
+    let page = RwSignal::new(link.page);
+    // The link a comparison page opens with (then the page's own state).
+    let page_link = StoredValue::new(link.clone());
+    let study = provide_study(Runner::Worker);
+    if let Some(p) = link.study_preset.as_deref().and_then(presets::study_by_id) {
+        study.editor.set(p.text.to_string());
+    } else if let (Page::Study, Some(t)) = (link.page, &link.text) {
+        study.editor.set(t.clone());
+    }
+    let lecture_link = if link.page == Page::Lecture { link.clone() } else { Link::default() };
+    let ctx = open_link(&lecture_link, problems);
     provide_context(ctx);
     let ui = ctx.ui;
+    // Set when a study cell opened its run in the lecture view.
+    let from_study = RwSignal::new(false);
 
+    // The study page's link.
+    Effect::new(move |_| {
+        study.editor.track();
+        if page.get() == Page::Study {
+            set_fragment(&study.link());
+        }
+    });
     // Keep the fragment in step (debounced; not while playing).
     let pending = StoredValue::new(None::<TimeoutHandle>);
     Effect::new(move |_| {
+        if page.get() != Page::Lecture {
+            return;
+        }
         ui.frame.with(|f| (f.event, f.gen));
         ui.setup.track();
         ui.pinned.track();
@@ -169,6 +201,17 @@ pub fn App() -> impl IntoView {
             return;
         }
         let (link, problems) = fragment::decode(&hash);
+        if link.page != page.get_untracked() {
+            page_link.set_value(link.clone());
+            if let Some(p) = link.study_preset.as_deref().and_then(presets::study_by_id) {
+                study.editor.set(p.text.to_string());
+            }
+            page.set(link.page);
+            return;
+        }
+        if link.page != Page::Lecture {
+            return;
+        }
         let text = link.text.clone().or(link
             .preset
             .as_deref()
@@ -192,17 +235,84 @@ pub fn App() -> impl IntoView {
     });
     on_cleanup(move || handle.remove());
 
+    // A study cell opens its run here.
+    let open_run = Callback::new(move |text: String| {
+        ui.editor.set(text.clone());
+        ui.window.set(None);
+        ui.pinned.set(None);
+        ui.queue.set(Vec::new());
+        let _ = ctx.load(&text, Overrides::default(), Keep::Start);
+        from_study.set(true);
+        page.set(Page::Lecture);
+    });
+    let go = move |p: Page| {
+        if p == Page::Compare {
+            page_link.set_value(Link { page: Page::Compare, ..Default::default() });
+        }
+        page.set(p);
+    };
+    let nav = move || {
+        Page::ALL
+            .into_iter()
+            .map(|p| {
+                view! {
+                    <button class="nav" data-testid=format!("nav-{}", p.id()) class:on=move || page.get() == p
+                        aria-current=move || if page.get() == p { "page" } else { "false" }
+                        on:click=move |_| go(p)>{p.label()}</button>
+                }
+            })
+            .collect_view()
+    };
+    // The log hash of the shown run once it is computed (a study's run
+    // must match the study's value).
+    let opened_hash = move || {
+        if !ui.frame.with(|f| f.finished && !f.truncated) {
+            return String::new();
+        }
+        ctx.with_lab(|l| format!("{:016x}", l.player.log().hash.0)).unwrap_or_default()
+    };
+    let body = move || match page.get() {
+        Page::Lecture => view! {
+            {move || from_study.get().then(|| view! {
+                <div class="back-bar">
+                    <button data-testid="back-to-study" on:click=move |_| { from_study.set(false); page.set(Page::Study); }>"← back to the study"</button>
+                    <span class="muted">"this is one run of the study: its configuration and seed are written into the scenario"</span>
+                    <span class="muted" data-testid="opened-hash" data-hash=opened_hash>{move || {
+                        let h = opened_hash();
+                        if h.is_empty() { "computing the run…".to_string() } else { format!("log hash {h} (as in the study)") }
+                    }}</span>
+                </div>
+            })}
+            <LecturePage />
+        }
+        .into_any(),
+        Page::Compare => view! { <ComparePage link=page_link.get_value() /> }.into_any(),
+        Page::Study => view! { <StudyPage on_open=open_run /> }.into_any(),
+    };
     view! {
-        <div class="app" class:big=move || ui.big.get() data-testid="app">
+        <div class="app" class:big=move || ui.big.get() data-testid="app" data-page=move || page.get().id()>
             <header class="app-header">
                 <h1 class="app-title" data-testid="title">"schedlab"</h1>
                 <span class="app-subtitle">"a Linux fair-scheduler laboratory"</span>
-                <span class="kernel-badge" data-testid="kernel-badge">{move || ui.setup.with(|s| format!("kernel {} · {} · HZ {} · base slice {:.2} ms", s.kernel, s.topo_name, s.hz, s.base_slice as f64 / 1e6))}</span>
+                <nav class="pages" aria-label="pages">{nav}</nav>
+                <Show when=move || page.get() == Page::Lecture>
+                    <span class="kernel-badge" data-testid="kernel-badge">{move || ui.setup.with(|s| format!("kernel {} · {} · HZ {} · base slice {:.2} ms", s.kernel, s.topo_name, s.hz, s.base_slice as f64 / 1e6))}</span>
+                </Show>
                 <span class="spacer"></span>
                 <button data-testid="btn-big" class:on=move || ui.big.get() title="large fonts for a projector (b); kept in the link" on:click=move |_| ui.big.update(|b| *b = !*b)>"A+ projector"</button>
                 <button data-testid="btn-share" title="copy a link to exactly this view" on:click=move |_| copy_link(ctx)>"copy link"</button>
             </header>
             <Notice />
+            {body}
+        </div>
+    }
+}
+
+/// The lecture view of one run: scenario and features beside the
+/// controls, explainer, tree, eligibility line, lag, topology and timeline.
+#[component]
+pub fn LecturePage() -> impl IntoView {
+    view! {
             <div class="layout">
                 <aside class="side">
                     <ScenarioPanel />
@@ -222,12 +332,15 @@ pub fn App() -> impl IntoView {
                     <TimelineView />
                 </main>
             </div>
-        </div>
     }
 }
 
 fn copy_link(ctx: Ctx) {
-    write_fragment(ctx);
+    // On the lecture page the fragment may lag behind (it is debounced);
+    // the other pages keep theirs current.
+    if location_hash().is_none_or(|h| fragment::decode(&h).0.page == Page::Lecture) {
+        write_fragment(ctx);
+    }
     let Some(w) = web_sys::window() else { return };
     let href = w.location().href().unwrap_or_default();
     // navigator.clipboard.writeText(href), where available.

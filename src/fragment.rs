@@ -3,15 +3,66 @@
 //!
 //! `#z=<scenario>&e=<event>&cpu=<n>&k=<kernel>&f=<NAME:1,NAME:0>&w=<t0>-<t1>&big=1&p=<preset>`
 //!
+//! The comparison and the study pages add `page=compare|study`; the
+//! comparison its two configurations (`b=`, `c=`), its preset (`cp=`) and
+//! the shared instant (`t=` ns); the study page its preset (`sp=`).
+//!
 //! The scenario is its UTF-8 text, LZ-compressed (a small LZSS, below) and
 //! base64url-encoded (`z=`); `s=` holds plain base64url text (shorter for
 //! tiny texts, and handy to write by hand). Fragments come from anyone:
 //! decoding never panics, and every problem is reported in words while the
 //! rest of the link still applies.
 
+/// The pages of the app.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Page {
+    /// One run, event by event (the lecture view).
+    #[default]
+    Lecture,
+    /// Two configurations side by side.
+    Compare,
+    /// A study: loads × seeds × configurations, as the mails' table.
+    Study,
+}
+
+impl Page {
+    pub const ALL: [Page; 3] = [Page::Lecture, Page::Compare, Page::Study];
+
+    /// The name in links.
+    pub fn id(self) -> &'static str {
+        match self {
+            Page::Lecture => "lecture",
+            Page::Compare => "compare",
+            Page::Study => "study",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Page::Lecture => "Lecture",
+            Page::Compare => "Compare",
+            Page::Study => "Studies",
+        }
+    }
+
+    pub fn from_id(s: &str) -> Option<Page> {
+        Page::ALL.into_iter().find(|p| p.id() == s)
+    }
+}
+
 /// What a link holds. Absent fields keep the page's defaults.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Link {
+    pub page: Page,
+    /// The comparison's configurations (`KERNEL[+PATCH...][,FLAG=on|off]`).
+    pub base: Option<String>,
+    pub compare: Option<String>,
+    /// The comparison's preset.
+    pub compare_preset: Option<String>,
+    /// The comparison's shared instant (ns).
+    pub time: Option<u64>,
+    /// The study page's preset.
+    pub study_preset: Option<String>,
     pub text: Option<String>,
     pub preset: Option<String>,
     pub event: Option<u64>,
@@ -29,6 +80,22 @@ pub const MAX_TEXT: usize = 256 * 1024;
 /// Encodes a link as a fragment (without the leading `#`).
 pub fn encode(link: &Link) -> String {
     let mut parts = Vec::new();
+    if link.page != Page::Lecture {
+        parts.push(format!("page={}", link.page.id()));
+    }
+    for (k, v) in [
+        ("cp", &link.compare_preset),
+        ("b", &link.base),
+        ("c", &link.compare),
+        ("sp", &link.study_preset),
+    ] {
+        if let Some(v) = v {
+            parts.push(format!("{k}={}", escape(v)));
+        }
+    }
+    if let Some(t) = link.time {
+        parts.push(format!("t={t}"));
+    }
     if let Some(t) = &link.text {
         let z = compress(t.as_bytes());
         if z.len() < t.len() {
@@ -96,6 +163,24 @@ pub fn decode(fragment: &str) -> (Link, Vec<String>) {
                 }
             }
             "p" => link.preset = Some(unescape(value)),
+            "page" => match Page::from_id(value) {
+                Some(p) => link.page = p,
+                None => problems.push(format!(
+                    "The link names an unknown page `{}` (known: lecture, compare, study).",
+                    shorten(value)
+                )),
+            },
+            "cp" => link.compare_preset = Some(unescape(value)),
+            "sp" => link.study_preset = Some(unescape(value)),
+            "b" => link.base = Some(unescape(value)),
+            "c" => link.compare = Some(unescape(value)),
+            "t" => match value.parse() {
+                Ok(v) => link.time = Some(v),
+                Err(_) => problems.push(format!(
+                    "The link's time `{}` is not a number of ns.",
+                    shorten(value)
+                )),
+            },
             "e" => match value.parse() {
                 Ok(v) => link.event = Some(v),
                 Err(_) => problems.push(format!(
@@ -438,6 +523,7 @@ mod tests {
             features: vec![("PLACE_LAG".into(), false), ("NEXT_BUDDY".into(), true)],
             window: Some((1000, 2_000_000)),
             big: true,
+            ..Default::default()
         };
         let frag = encode(&link);
         assert!(frag.starts_with("z="), "{frag}");
@@ -451,6 +537,32 @@ mod tests {
         };
         assert_eq!(encode(&tiny), "s=eA");
         assert_eq!(decode("s=eA").0, tiny);
+    }
+
+    #[test]
+    fn pages_round_trip() {
+        let link = Link {
+            page: Page::Compare,
+            base: Some("6.6".into()),
+            compare: Some("6.6+reweight-fix,RUN_TO_PARITY=off".into()),
+            compare_preset: Some("reweight-fix".into()),
+            time: Some(123_456),
+            ..Default::default()
+        };
+        let frag = encode(&link);
+        assert!(frag.starts_with("page=compare&"), "{frag}");
+        assert_eq!(decode(&frag), (link, Vec::new()));
+        let study = Link {
+            page: Page::Study,
+            study_preset: Some("seed-002-hackbench".into()),
+            ..Default::default()
+        };
+        assert_eq!(decode(&encode(&study)).0, study);
+        // The lecture page is the default and is not written.
+        assert_eq!(encode(&Link::default()), "");
+        let (l, p) = decode("page=nope&t=x");
+        assert_eq!(l.page, Page::Lecture);
+        assert_eq!(p.len(), 2, "{p:?}");
     }
 
     #[test]

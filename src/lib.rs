@@ -5,14 +5,21 @@
 //!   signal the views draw from;
 //! - [`views`]: one component per view;
 //! - [`fragment`]: the URL fragment (scenario, instant, view options);
-//! - [`presets`]: the lecture scenarios shipped with the page.
+//! - [`presets`]: the lecture, comparison and study scenarios shipped with
+//!   the page;
+//! - [`pages`]: the comparison and study pages;
+//! - [`deltas`]: the comparison's per-task table;
+//! - [`worker`]: the study worker's protocol (src/bin/study-worker.rs).
 
 mod app;
+pub mod deltas;
 pub mod fmt;
 pub mod fragment;
+pub mod pages;
 pub mod perf;
 pub mod presets;
 pub mod state;
 pub mod views;
+pub mod worker;
 
-pub use app::{current_link, App, LabProvider, Notice};
+pub use app::{current_link, App, LabProvider, LecturePage, Notice};

@@ -30,6 +30,91 @@ presets! {
     "xeon-96-busy" => "09-xeon-96-busy.toml",
 }
 
+/// A comparison preset (assets/compare/*.toml): a scenario whose `[study]`
+/// table names the two configurations (`base`, and `compare` for the
+/// right pane).
+macro_rules! compare_presets {
+    ($($id:literal => $file:literal),* $(,)?) => {
+        /// Every comparison preset, in the order of the picker.
+        pub const COMPARE_PRESETS: &[Preset] = &[
+            $(Preset { id: $id, text: include_str!(concat!("../assets/compare/", $file)) }),*
+        ];
+    };
+}
+
+compare_presets! {
+    "eevdf-vs-cfs" => "01-eevdf-vs-cfs.toml",
+    "reweight-fix" => "02-reweight-fix.toml",
+    "deadline-tree-fastpath" => "03-deadline-tree-fastpath.toml",
+    "next-buddy-hint" => "04-next-buddy-hint.toml",
+    "sis-filter" => "05-sis-filter.toml",
+    "no-same-prio-preempt" => "06-no-same-prio-preempt.toml",
+    "preempt-hint" => "07-preempt-hint.toml",
+    "place-bonus" => "08-place-bonus.toml",
+    "eevdf-next-buddy" => "09-eevdf-next-buddy.toml",
+    "base-slice-0.70" => "10-base-slice-070.toml",
+}
+
+pub fn compare_by_id(id: &str) -> Option<&'static Preset> {
+    COMPARE_PRESETS.iter().find(|p| p.id == id)
+}
+
+/// A study preset (assets/studies/*.toml), one per table of a seed thread,
+/// with the label the picker shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StudyPreset {
+    pub id: &'static str,
+    pub label: &'static str,
+    pub text: &'static str,
+}
+
+macro_rules! study_presets {
+    ($($id:literal, $label:literal);* $(;)?) => {
+        /// Every study preset, in the order of the picker.
+        pub const STUDY_PRESETS: &[StudyPreset] = &[
+            $(StudyPreset { id: $id, label: $label, text: include_str!(concat!("../assets/studies/", $id, ".toml")) }),*
+        ];
+    };
+}
+
+study_presets! {
+    "seed-000-hackbench", "seed 000: reweight + pick — hackbench";
+    "seed-000-netperf", "seed 000: reweight + pick — netperf";
+    "seed-000-schbench", "seed 000: reweight + pick — schbench";
+    "seed-000-tbench", "seed 000: reweight + pick — tbench";
+    "seed-002-hackbench", "seed 002: SIS_FILTER — hackbench";
+    "seed-002-netperf", "seed 002: SIS_FILTER — netperf";
+    "seed-002-schbench", "seed 002: SIS_FILTER — schbench";
+    "seed-002-tbench", "seed 002: SIS_FILTER — tbench";
+    "seed-003-pipe-test", "seed 003: same-prio preemption — pipe-test";
+    "seed-003-stress-sigsuspend", "seed 003: same-prio preemption — stress-ng sigsuspend";
+    "seed-003-tbench", "seed 003: same-prio preemption — tbench";
+    "seed-004-hackbench", "seed 004: PLACE_BONUS — hackbench";
+    "seed-004-netperf", "seed 004: PLACE_BONUS — netperf";
+    "seed-004-schbench", "seed 004: PLACE_BONUS — schbench";
+    "seed-004-stress-futex", "seed 004: PLACE_BONUS — stress-ng futex";
+}
+
+pub fn study_by_id(id: &str) -> Option<&'static StudyPreset> {
+    STUDY_PRESETS.iter().find(|p| p.id == id)
+}
+
+/// The study preset whose text is exactly `text`, if any.
+pub fn study_matching(text: &str) -> Option<&'static StudyPreset> {
+    STUDY_PRESETS.iter().find(|p| p.text == text)
+}
+
+/// The comment block of a scenario as paragraphs, title included (study
+/// files have no separate title line).
+pub fn comment(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(t) = title(text) {
+        out.push(t);
+    }
+    out.extend(explanation(text));
+    out
+}
+
 /// The scenario shown when the link names none.
 pub const DEFAULT_ID: &str = "three-equal-tasks";
 
@@ -116,6 +201,51 @@ mod tests {
             assert_eq!(matching(p.text), Some(p));
         }
         assert_eq!(default_preset().id, DEFAULT_ID);
+    }
+
+    #[test]
+    fn compare_and_study_presets_are_complete() {
+        use schedlab_engine::compare::ConfigSpec;
+        // One comparison preset per patch of the registry, plus EEVDF vs CFS.
+        for patch in schedlab_engine::patches::PATCHES {
+            assert!(
+                COMPARE_PRESETS.iter().any(|p| {
+                    let sc = schedlab_engine::scenario::parse(p.text).unwrap();
+                    let st = sc.study.expect("a [study] table");
+                    st.compare.iter().any(|c| {
+                        ConfigSpec::parse(&c.name)
+                            .is_ok_and(|c| c.patches.iter().any(|n| n == patch.name))
+                    })
+                }),
+                "no comparison preset shows {}",
+                patch.name
+            );
+        }
+        for p in COMPARE_PRESETS {
+            assert!(title(p.text).is_some(), "{} has no title", p.id);
+            let words: usize = explanation(p.text)
+                .iter()
+                .map(|s| s.split_whitespace().count())
+                .sum();
+            assert!(words >= 40, "{}: {words} words", p.id);
+            let st = schedlab_engine::scenario::parse(p.text)
+                .unwrap()
+                .study
+                .unwrap();
+            assert!(st.loads.is_empty(), "{}: a comparison has no loads", p.id);
+        }
+        // Every study file of assets/studies is offered and plans.
+        let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/studies"))
+            .unwrap()
+            .count();
+        assert_eq!(STUDY_PRESETS.len(), files);
+        for p in STUDY_PRESETS {
+            let st = schedlab_engine::study::Study::new(p.text)
+                .unwrap_or_else(|e| panic!("{}: {e}", p.id));
+            assert!(!st.runs.is_empty());
+            assert!(p.label.starts_with(&format!("seed {}", &p.id[5..8])));
+            assert_eq!(study_matching(p.text), Some(p));
+        }
     }
 
     #[test]

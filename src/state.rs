@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use schedlab_engine::explain::{explain_event, Explanation};
+use schedlab_engine::group::TaskGroup;
 use schedlab_engine::features::Feature;
 use schedlab_engine::player::{Direction, LagSample, Player, Scanned};
 use schedlab_engine::rbtree::NIL;
@@ -95,6 +96,10 @@ pub struct Frame {
     /// The CPU the tree, eligibility and lag views show.
     pub cpu: u32,
     pub pinned: bool,
+    /// The group queues descended into on that CPU, from the root: (group
+    /// id, group name). Empty: the CPU's root queue.
+    pub queue: Vec<(u32, String)>,
+    /// The queue shown: the CPU's root queue, or the last group's queue.
     pub view: CpuView,
     pub pick: Option<PickInfo>,
     pub explanation: Explanation,
@@ -228,6 +233,22 @@ pub struct Ui {
     pub jump: RwSignal<Jump>,
     /// Timeline window in ns (None: the whole run).
     pub window: RwSignal<Option<(f64, f64)>>,
+    /// Groups descended into in the tree view (group ids, root first).
+    pub queue: RwSignal<Vec<u32>>,
+    /// A marked instant on the timeline (the comparison's first difference).
+    pub marker: RwSignal<Option<Marker>>,
+    /// When set, a move to a time asked for by a view (a click on the
+    /// timeline) goes to this callback instead: the comparison moves both
+    /// of its runs together.
+    pub time_hook: StoredValue<Option<Callback<u64>>>,
+}
+
+/// An instant marked on the timeline, with what it marks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Marker {
+    pub time: u64,
+    pub event: u64,
+    pub label: String,
 }
 
 /// The handle every view gets from the context.
@@ -262,7 +283,7 @@ impl Ctx {
         };
         let setup = Arc::new(setup_of(&lab));
         let mut lab = lab;
-        let frame = Arc::new(frame_of(&mut lab, None, true));
+        let frame = Arc::new(frame_of(&mut lab, None, true, &[]));
         let ui = Ui {
             frame: RwSignal::new(frame),
             setup: RwSignal::new(setup),
@@ -275,6 +296,9 @@ impl Ctx {
             pinned: RwSignal::new(None),
             jump: RwSignal::new(Jump::Pick),
             window: RwSignal::new(None),
+            queue: RwSignal::new(Vec::new()),
+            marker: RwSignal::new(None),
+            time_hook: StoredValue::new(None),
         };
         let ctx = Ctx {
             engine: StoredValue::new_local(Rc::new(RefCell::new(lab))),
@@ -304,8 +328,9 @@ impl Ctx {
         // While playing, the views stay on one CPU instead of following
         // every event's CPU (which would also rebuild the lag history).
         let follow = !self.ui.playing.get_untracked();
+        let queue = self.ui.queue.get_untracked();
         let t0 = now_ms();
-        if let Some(frame) = self.try_with(|lab| frame_of(lab, pinned, follow)) {
+        if let Some(frame) = self.try_with(|lab| frame_of(lab, pinned, follow, &queue)) {
             self.ui.frame.set(Arc::new(frame));
         }
         perf::record("publish", now_ms() - t0);
@@ -430,8 +455,70 @@ impl Ctx {
         self.moved(|p| p.seek(k));
     }
 
+    /// Moves to time `t`, or hands `t` to the time hook when one is set
+    /// (see [`Ui::time_hook`]).
     pub fn seek_time(&self, t: u64) {
+        match self.ui.time_hook.try_get_value().flatten() {
+            Some(hook) => hook.run(t),
+            None => self.seek_time_here(t),
+        }
+    }
+
+    /// Moves this run to the last event at or before time `t`.
+    pub fn seek_time_here(&self, t: u64) {
         self.moved(|p| p.seek_time(t));
+    }
+
+    /// Plays forward to time `t` (every event up to it).
+    pub fn play_to(&self, t: u64) {
+        self.moved(|p| p.play_to(t));
+    }
+
+    /// The shown instant: (event, time).
+    pub fn at(&self) -> (u64, u64) {
+        self.with_lab(|l| (l.player.event(), l.player.time()))
+            .unwrap_or_default()
+    }
+
+    /// Time of the next event after the shown one (None at the end).
+    pub fn next_time(&self) -> Option<u64> {
+        self.with_lab(|l| {
+            let sim = l.player.sim();
+            if sim.state.done {
+                return None;
+            }
+            sim.state.next_time().filter(|&t| t <= l.player.duration())
+        })
+        .flatten()
+    }
+
+    /// The explanation of event `k` (the shown instant is kept).
+    pub fn explain_at(&self, k: u64) -> Option<Explanation> {
+        self.try_with(|lab| {
+            let p = &mut lab.player;
+            let cur = p.event();
+            p.seek(k);
+            let e = explain_event(p.sim(), p.log(), &p.entries(k));
+            p.seek(cur);
+            e
+        })
+    }
+
+    /// Opens (or, with None, leaves) a group's queue in the tree view.
+    pub fn open_group(&self, group: Option<u32>) {
+        self.ui.queue.update(|q| match group {
+            Some(g) => q.push(g),
+            None => {
+                q.pop();
+            }
+        });
+        self.publish();
+    }
+
+    /// Back up to the queue at `depth` (0: the CPU's root queue).
+    pub fn queue_up_to(&self, depth: usize) {
+        self.ui.queue.update(|q| q.truncate(depth));
+        self.publish();
     }
 
     pub fn step(&self) {
@@ -596,7 +683,25 @@ fn setup_of(lab: &Lab) -> Setup {
     }
 }
 
-fn frame_of(lab: &mut Lab, pinned: Option<u32>, follow: bool) -> Frame {
+/// The queues a path of group ids leads to on `cpu`: each group must be a
+/// child of the previous one (the root for the first); the path stops at
+/// the first that is not. Returns (group id, name, queue index).
+fn resolve_queue(groups: &[TaskGroup], cpu: u32, path: &[u32]) -> Vec<(u32, String, u32)> {
+    let mut out: Vec<(u32, String, u32)> = Vec::new();
+    let mut parent = NIL;
+    for &g in path {
+        let Some(tg) = groups.get(g as usize) else { break };
+        if tg.parent != parent {
+            break;
+        }
+        let Some(&q) = tg.cfs_rq.get(cpu as usize) else { break };
+        out.push((g, tg.name.clone(), q));
+        parent = g;
+    }
+    out
+}
+
+fn frame_of(lab: &mut Lab, pinned: Option<u32>, follow: bool, path: &[u32]) -> Frame {
     let nr = lab.player.config.cpus;
     let k = lab.player.event();
     let cpu = match pinned {
@@ -612,7 +717,12 @@ fn frame_of(lab: &mut Lab, pinned: Option<u32>, follow: bool) -> Frame {
     };
     let p = &mut lab.player;
     p.set_tracked(Some(cpu));
-    let view = p.cpu_view(cpu);
+    let queues = resolve_queue(&p.sim().sched().groups, cpu, path);
+    let view = match queues.last() {
+        Some(&(_, _, q)) => p.sim().sched().queue_view(q, &p.sim().info.task_names),
+        None => p.cpu_view(cpu),
+    };
+    let queue = queues.into_iter().map(|(g, n, _)| (g, n)).collect();
     let pick = p.last_pick(cpu, k).and_then(|(e, path)| match e.record {
         Record::Pick {
             task,
@@ -693,6 +803,7 @@ fn frame_of(lab: &mut Lab, pinned: Option<u32>, follow: bool) -> Frame {
         truncated: p.truncated(),
         cpu,
         pinned: pinned.is_some_and(|c| c < nr),
+        queue,
         view,
         pick,
         explanation,

@@ -530,9 +530,11 @@ fn lecture_view_in_headless_chromium() {
     );
 
     // Budgets (generous: the machine is shared; perf.json has the numbers).
+    // 2.5 MB: the comparison and study pages (their Leptos views, the
+    // study planner, the plots) took the page from 1.26 MB to 2.3 MB.
     assert!(
-        wasm_bytes <= 1_500_000,
-        ".wasm is {wasm_bytes} bytes > 1.5 MB"
+        wasm_bytes <= 2_500_000,
+        ".wasm is {wasm_bytes} bytes > 2.5 MB"
     );
     assert!(
         n_events > 1_000_000,
@@ -564,6 +566,253 @@ fn lecture_view_in_headless_chromium() {
         "e2e: dark mode emulation: {}",
         if dark.is_ok() { "on" } else { "unavailable" }
     );
+
+    let log = session.browser_log();
+    let severe: Vec<_> = log.iter().filter(|e| e["level"] == "SEVERE").collect();
+    assert!(severe.is_empty(), "browser console errors: {severe:#?}");
+    session.close();
+}
+
+/// The study and comparison pages, end to end: seed 002's SIS_FILTER
+/// hackbench study (shrunk through the page's own seed/load/case
+/// controls) run to completion in the web worker, its table and charts;
+/// the page answering clicks while a study runs; Cancel; a cell opening
+/// its run in the lecture view; the comparison page with its divergence
+/// marker. Performance (issue 6), written to target/e2e/perf-study.json:
+/// one hackbench run (4 groups, process-pipe, xeon-8260-2s, 1 simulated
+/// second) in the worker, and a study of 4 loads × 5 seeds × 2
+/// configurations of that workload, at 1/20 of the simulated time (the
+/// full size with SCHEDLAB_E2E_FULL_STUDY=1). Screenshots: target/e2e/study-*.png.
+#[test]
+fn study_and_compare_pages_in_headless_chromium() {
+    let Some(dist) = std::env::var_os(DIST_VAR) else {
+        eprintln!("e2e skipped: set {DIST_VAR}=path/to/dist (scripts/test does)");
+        return;
+    };
+    let dist = fs::canonicalize(&dist).unwrap_or_else(|e| panic!("{DIST_VAR}={dist:?}: {e}"));
+    let out_dir = target_dir().join("e2e");
+    fs::create_dir_all(&out_dir).expect("create target/e2e");
+    assert!(
+        dist.join("study-worker_loader.js").is_file() && dist.join("study-worker_bg.wasm").is_file(),
+        "trunk did not build the study worker into {}",
+        dist.display()
+    );
+    let server = StaticServer::start(dist.clone());
+    let driver = ChromeDriver::start(&out_dir);
+    let profile = TempDir::new(&out_dir, "chrome-profile-study");
+    let session = Session::new_sized(&driver, &profile.0, (1400, 1800));
+    session.set_script_timeout(900_000);
+    let base = format!("http://{}/", server.addr);
+    session.navigate(&format!("{base}#page=study"));
+    session
+        .wait_for_css("[data-testid=\"study-page\"]", MOUNT_TIMEOUT)
+        .unwrap_or_else(|e| panic!("study page did not mount: {e}; console: {:#?}", session.try_browser_log()));
+    let js = |script: &str| session.execute(script);
+    let wait = |what: &str, script: &str, timeout: Duration| {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let v = js(script);
+            if v == json!(true) {
+                return;
+            }
+            if Instant::now() > deadline {
+                let _ = session.try_screenshot(&out_dir.join("study-timeout.png"));
+                panic!("timed out waiting for {what} (last: {v}); console: {:#?}", session.try_browser_log());
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let progress = || js(r#"const p = document.querySelector('[data-testid="study-progress"]'); return { done: +p.dataset.done, total: +p.dataset.total, running: p.dataset.running === 'true', text: p.textContent };"#);
+
+    // 1. Pick "seed 002: SIS_FILTER — hackbench" and shrink it: 2 seeds,
+    //    loads 1 and 2 groups, the process-pipe case: 2 × 2 × 2 = 8 runs.
+    js(r#"const s = document.querySelector('[data-testid="study-preset"]');
+          const o = [...s.options].find(o => o.textContent.startsWith('seed 002: SIS_FILTER') && o.textContent.includes('hackbench'));
+          s.value = o.value; s.dispatchEvent(new Event('change', { bubbles: true })); return true;"#);
+    wait("the preset in the editor", "return document.querySelector('[data-testid=\"study-editor\"]').value.includes('sis-filter');", Duration::from_secs(5));
+    js(r#"const n = document.querySelector('[data-testid="study-seeds"]'); n.value = '2'; n.dispatchEvent(new Event('change', { bubbles: true }));
+          for (const c of document.querySelectorAll('[data-testid="load-choice"]')) if (+c.dataset.index >= 2) c.click();
+          for (const c of document.querySelectorAll('[data-testid="case-choice"]')) if (+c.dataset.index >= 1) c.click();
+          document.querySelector('[data-testid="study-run"]').click(); return true;"#);
+    let t_small = Instant::now();
+    wait("the shrunk study", "const p = document.querySelector('[data-testid=\"study-progress\"]'); return +p.dataset.total === 8 && +p.dataset.done === 8;", Duration::from_secs(120));
+    let small_s = t_small.elapsed().as_secs_f64();
+    let p = progress();
+    eprintln!("e2e: shrunk study (8 runs) in {small_s:.1} s: {p}");
+    assert!(p["text"].as_str().unwrap_or("").contains("(100 %)"), "{p}");
+    assert!(!p["text"].as_str().unwrap_or("").contains("running on the page"), "the worker did not run it: {p}");
+    let table = js(r#"return { rows: document.querySelectorAll('[data-testid="study-row"]').length,
+                              complete: document.querySelector('[data-testid="study-table"]').dataset.complete,
+                              text: document.querySelector('[data-testid="study-text"]').textContent,
+                              metric: document.querySelector('[data-testid="study-metric"]').textContent };"#);
+    eprintln!("e2e: study table:\n{}", table["text"].as_str().unwrap_or(""));
+    assert_eq!(table["rows"], json!(2), "{table}");
+    assert_eq!(table["complete"], json!("true"));
+    let text = table["text"].as_str().unwrap_or("");
+    assert!(text.starts_with("hackbench\n=========\nmetric: time (s, lower is better); 2 seeds"), "{text}");
+    assert!(text.contains("process-pipe    \t1 group \t 1.00 (") && text.contains("process-pipe    \t2 groups\t 1.00 ("), "{text}");
+    assert!(text.contains("[baseline] 6.6 [compare 1] 6.6+sis-filter"), "{text}");
+    assert!(table["metric"].as_str().unwrap_or("").contains("lower is better"), "{table}");
+    // The charts drew something: non-background pixels on every canvas.
+    thread::sleep(Duration::from_millis(300));
+    let ink = js(r#"return [...document.querySelectorAll('[data-testid^="plot-"]')].map(c => {
+          const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; let n = 0;
+          for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && (d[i] < 235 || d[i + 1] < 235 || d[i + 2] < 235)) n++;
+          return { id: c.dataset.testid, w: c.width, h: c.height, ink: n }; });"#);
+    eprintln!("e2e: chart pixels: {ink}");
+    let charts = ink.as_array().cloned().unwrap_or_default();
+    assert!(charts.len() >= 3, "{ink}");
+    for c in &charts {
+        assert!(c["ink"].as_u64().unwrap_or(0) > 500, "a blank chart: {c}");
+    }
+    session.screenshot(&out_dir.join("study-table.png"));
+
+    // 2. A cell opens its run in the lecture view, and back.
+    js(r#"document.querySelector('[data-testid="study-cell"][data-row="1"][data-config="1"] button').click(); return true;"#);
+    wait("the lecture view", "return document.querySelector('[data-testid=\"app\"]').dataset.page === 'lecture' && !!document.querySelector('[data-testid=\"back-to-study\"]');", Duration::from_secs(10));
+    wait("the run's log hash", "const h = document.querySelector('[data-testid=\"opened-hash\"]'); return !!h && h.dataset.hash.length === 16;", Duration::from_secs(120));
+    session.screenshot(&out_dir.join("study-cell-run.png"));
+    js(r#"document.querySelector('[data-testid="back-to-study"]').click(); return true;"#);
+    wait("the study again", "return !!document.querySelector('[data-testid=\"study-table\"]') && document.querySelectorAll('[data-testid=\"study-row\"]').length === 2;", Duration::from_secs(10));
+
+    // 3. The whole study (160 runs): the page answers clicks while the
+    //    worker runs, then Cancel stops it.
+    js(r#"const s = document.querySelector('[data-testid="study-preset"]'); s.value = ''; s.dispatchEvent(new Event('change', { bubbles: true }));
+          s.value = 'seed-002-hackbench'; s.dispatchEvent(new Event('change', { bubbles: true })); return true;"#);
+    wait("the full preset", "return !!document.querySelector('[data-testid=\"study-seeds\"]') && document.querySelector('[data-testid=\"study-seeds\"]').value === '5';", Duration::from_secs(5));
+    js(r#"document.querySelector('[data-testid="study-run"]').click(); return true;"#);
+    wait("some runs", "return +document.querySelector('[data-testid=\"study-progress\"]').dataset.done >= 3;", Duration::from_secs(120));
+    let responsive = session.execute_async(
+        r#"
+        const done = arguments[arguments.length - 1];
+        const box = document.querySelector('[data-testid="study-sorted"]');
+        const raf = () => new Promise(r => requestAnimationFrame(() => r()));
+        (async () => {
+          const lat = [];
+          for (let i = 0; i < 10; i++) {
+            const before = box.checked;
+            const t0 = performance.now();
+            box.click();
+            while (document.querySelector('[data-testid="study-sorted"]').checked === before) await raf();
+            await raf();
+            lat.push(performance.now() - t0);
+            await new Promise(r => setTimeout(r, 50));
+          }
+          const p = document.querySelector('[data-testid="study-progress"]');
+          done({ click_to_frame_ms: lat, max: Math.max(...lat), running: p.dataset.running, done: +p.dataset.done });
+        })();
+        "#,
+    );
+    eprintln!("e2e: clicks while the study runs: {responsive}");
+    assert_eq!(responsive["running"], json!("true"), "the study ended before the probe: {responsive}");
+    assert!(responsive["max"].as_f64().unwrap_or(f64::MAX) <= 100.0, "a click took over 100 ms: {responsive}");
+    js(r#"document.querySelector('[data-testid="study-cancel"]').click(); return true;"#);
+    wait("cancelled", "return document.querySelector('[data-testid=\"study-progress\"]').dataset.running === 'false';", Duration::from_secs(5));
+    let at_cancel = progress();
+    thread::sleep(Duration::from_millis(1500));
+    let later = progress();
+    eprintln!("e2e: cancelled: {at_cancel}");
+    assert_eq!(at_cancel["done"], later["done"], "runs kept arriving after Cancel");
+    assert!(at_cancel["done"].as_u64().unwrap_or(0) < at_cancel["total"].as_u64().unwrap_or(0));
+    assert!(later["text"].as_str().unwrap_or("").contains("cancelled"), "{later}");
+    session.screenshot(&out_dir.join("study-cancelled.png"));
+
+    // 4. Performance: one hackbench run of 1 simulated second in the worker.
+    let one = |groups: u32| format!(
+        "[sim]\nkernel = \"6.6\"\nduration = \"1s\"\n[topology]\npreset = \"xeon-8260-2s\"\n[[workload]]\nkind = \"hackbench\"\nmode = \"process\"\nipc = \"pipe\"\ngroups = {groups}\nloops = 1000000\n"
+    );
+    let study = format!("{}[study]\nbase = \"6.6\"\ncompare = \"6.6+sis-filter\"\nseeds = [1]\n", one(4));
+    let single = session.execute_async(&format!(
+        r#"
+        const done = arguments[arguments.length - 1];
+        const w = new Worker('./study-worker_loader.js');
+        const text = {text};
+        let t0 = 0;
+        w.onmessage = e => {{
+          const m = JSON.parse(e.data);
+          if (m.kind === 'ready') {{ w.postMessage(JSON.stringify({{ kind: 'plan', text }})); }}
+          else if (m.kind === 'planned') {{ t0 = performance.now(); w.postMessage(JSON.stringify({{ kind: 'run', index: 0 }})); }}
+          else {{ const ms = performance.now() - t0; w.terminate(); done({{ ms, reply: m.kind, events: m.value ? m.value.events : null, value: m.value ? m.value.value : null, message: m.message || null }}); }}
+        }};
+        w.onerror = e => done({{ error: String(e.message) }});
+        "#,
+        text = serde_json::to_string(&study).unwrap()
+    ));
+    eprintln!("e2e: one hackbench run (4 groups, process-pipe, xeon-8260-2s, 1 s simulated) in the worker: {single}");
+    assert_eq!(single["reply"], json!("done"), "{single}");
+
+    // 5. Performance: 4 loads × 5 seeds × 2 configurations of that workload
+    //    through the page (1/20 of the simulated time unless asked for all).
+    let full = std::env::var_os("SCHEDLAB_E2E_FULL_STUDY").is_some();
+    let duration = if full { "1s" } else { "50ms" };
+    let perf_study = format!(
+        "# perf: hackbench on xeon-8260-2s\n[sim]\nkernel = \"6.6\"\nduration = \"{duration}\"\n[topology]\npreset = \"xeon-8260-2s\"\n[[workload]]\nkind = \"hackbench\"\nmode = \"process\"\nipc = \"pipe\"\nloops = 1000000\n\
+         [study]\nbase = \"6.6\"\ncompare = \"6.6+sis-filter\"\nseeds = 5\nload = \"groups\"\nloads = [1, 2, 4, 8]\n"
+    );
+    js(&format!(
+        r#"const a = document.querySelector('[data-testid="study-editor"]'); a.value = {t}; a.dispatchEvent(new Event('input', {{ bubbles: true }}));
+           window.__schedlabPerf = {{}}; document.querySelector('[data-testid="study-run"]').click(); return true;"#,
+        t = serde_json::to_string(&perf_study).unwrap()
+    ));
+    let t_study = Instant::now();
+    let mut probes = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(if full { 3600 } else { 600 });
+    loop {
+        let p = progress();
+        if p["total"] == json!(40) && p["done"] == json!(40) {
+            break;
+        }
+        if Instant::now() > deadline {
+            panic!("the perf study did not finish: {p}");
+        }
+        // While it runs: a click handled and painted within a frame or two?
+        let probe = session.execute_async(
+            r#"const done = arguments[arguments.length - 1];
+               const t0 = performance.now(); const b = document.querySelector('[data-testid="study-sorted"]'); b.click();
+               requestAnimationFrame(() => { done(performance.now() - t0); b.click(); });"#,
+        );
+        probes.push(probe.as_f64().unwrap_or(f64::MAX));
+        thread::sleep(Duration::from_millis(1000));
+    }
+    let study_s = t_study.elapsed().as_secs_f64();
+    let runs = js("return window.__schedlabPerf.study_run_ms || [];");
+    let page_elapsed = progress();
+    eprintln!("e2e: perf study ({duration} per run, 40 runs) in {study_s:.1} s; page says {page_elapsed}");
+    session.screenshot(&out_dir.join("study-perf.png"));
+    let probe_max = probes.iter().cloned().fold(0.0, f64::max);
+    let scale = if full { 1.0 } else { 20.0 };
+    let perf = json!({
+        "single_run_1s_hackbench_4g_xeon_ms": single["ms"],
+        "single_run_events": single["events"],
+        "study_4x5x2_duration": duration,
+        "study_4x5x2_wall_s": study_s,
+        "study_4x5x2_wall_s_extrapolated_to_1s": study_s * scale,
+        "study_run_ms": runs,
+        "shrunk_study_8_runs_s": small_s,
+        "click_latency_while_running_ms": responsive["click_to_frame_ms"],
+        "click_probe_during_perf_study_ms": probes,
+        "click_probe_max_ms": probe_max,
+    });
+    fs::write(out_dir.join("perf-study.json"), serde_json::to_string_pretty(&perf).unwrap()).expect("write perf-study.json");
+    eprintln!("e2e: study perf: {perf}");
+    assert!(probe_max <= 100.0, "the page froze while the study ran: {probes:?}");
+
+    // 6. The comparison page: a preset that diverges, its marker, the jump.
+    session.navigate(&format!("{base}#page=compare&cp=no-same-prio-preempt"));
+    session.execute("location.reload(); return true;");
+    session.wait_for_css("[data-testid=\"compare-page\"]", MOUNT_TIMEOUT).expect("the comparison page");
+    wait("the first difference", "const d = document.querySelector('[data-testid=\"divergence\"]'); return !!d && d.dataset.state === 'found';", Duration::from_secs(60));
+    let marks = js(r#"return [...document.querySelectorAll('[data-testid="timeline"]')].map(c => c.dataset.markerEvent);"#);
+    let sides = js(r#"return [...document.querySelectorAll('.div-side')].map(d => d.dataset.event);"#);
+    eprintln!("e2e: compare markers {marks}, divergence events {sides}");
+    assert_eq!(marks, sides);
+    js(r#"document.querySelector('[data-testid="btn-jump-diff"]').click(); return true;"#);
+    thread::sleep(Duration::from_millis(500));
+    let at = js(r#"return [...document.querySelectorAll('.pane-when')].map(w => w.dataset.event);"#);
+    eprintln!("e2e: after the jump the panes show events {at}");
+    session.screenshot(&out_dir.join("compare.png"));
+    wait("the delta table", "const d = document.querySelector('[data-testid=\"deltas\"]'); return !!d && d.dataset.state === 'ready';", Duration::from_secs(60));
+    session.screenshot(&out_dir.join("compare-table.png"));
 
     let log = session.browser_log();
     let severe: Vec<_> = log.iter().filter(|e| e["level"] == "SEVERE").collect();

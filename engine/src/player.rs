@@ -229,6 +229,12 @@ impl Player {
         &self.cursor
     }
 
+    /// The run computed ahead (full log, at [`Player::computed`] events):
+    /// what [`crate::compare::first_divergence`] compares.
+    pub fn ahead(&self) -> &Simulation {
+        &self.ahead
+    }
+
     /// The full event log computed so far.
     pub fn log(&self) -> &Log {
         &self.ahead.log

@@ -134,9 +134,17 @@ impl Sched {
 
     /// The view of one CPU's root queue.
     pub fn cpu_view(&self, cpu: u32, names: &[String]) -> CpuView {
-        let rq = &self.rqs[cpu as usize];
-        let q = rq.cfs;
+        self.queue_view(self.rqs[cpu as usize].cfs, names)
+    }
+
+    /// The view of any fair run queue: a CPU's root queue, or the queue a
+    /// group entity owns on one CPU (`q` indexes `cfs_rqs`; see
+    /// [`Sched::entity_queue`]). `cpu`, `curr` and `nr_running` are those
+    /// of the queue's CPU.
+    pub fn queue_view(&self, q: u32, names: &[String]) -> CpuView {
         let cfs = &self.cfs_rqs[q as usize];
+        let cpu = cfs.cpu;
+        let rq = &self.rqs[cpu as usize];
         let v = self.avg_vruntime(q);
         let mut entities = Vec::with_capacity(cfs.nr_queued as usize);
         if cfs.curr != NIL && self.ents[cfs.curr as usize].on_rq {
@@ -176,6 +184,13 @@ impl Sched {
             entities,
             weighted_lag_sum,
         }
+    }
+}
+
+impl Sched {
+    /// The queue a group entity owns (its `my_q`); None for a task.
+    pub fn entity_queue(&self, se: u32) -> Option<u32> {
+        self.ents.get(se as usize).and_then(|e| opt(e.my_q))
     }
 }
 

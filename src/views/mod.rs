@@ -6,6 +6,7 @@ pub mod eligibility;
 pub mod explainer;
 pub mod features;
 pub mod lag;
+pub mod plots;
 pub mod scenario;
 pub mod timeline;
 pub mod topology;

@@ -1,7 +1,8 @@
 //! The timeline (canvas): one lane per CPU, grouped by socket, LLC and core;
 //! slices coloured by task, markers where a task left the CPU (coloured by
 //! why), wakeups drawn from the waker's CPU to the chosen CPU, migrations,
-//! a cursor at the shown instant. Wheel zooms, drag pans, double-click
+//! a cursor at the shown instant, and an optional marked instant (the
+//! comparison's first difference, a dashed line with a diamond). Wheel zooms, drag pans, double-click
 //! shows the whole run, a click picks that CPU and instant.
 //!
 //! Drawing follows the "viewers that draw a lot" rules: the engine reduces
@@ -115,6 +116,10 @@ pub fn lanes(s: &Setup) -> Lanes {
     }
 }
 
+/// The marked instant (the comparison's first difference): magenta, which
+/// no task palette entry or marker kind uses.
+pub const MARKER_COLOR: &str = "#d6409f";
+
 /// Marker colours by kind (also in the legend).
 pub fn mark_color(k: MarkKind) -> &'static str {
     match k {
@@ -200,6 +205,7 @@ pub fn TimelineView() -> impl IntoView {
             ui.window.track();
             ui.setup.track();
             ui.big.track();
+            ui.marker.track();
             schedule();
         });
     }
@@ -349,6 +355,8 @@ pub fn TimelineView() -> impl IntoView {
                     class="timeline"
                     data-testid="timeline"
                     data-drawn=move || stats.get()
+                    data-marker-event=move || ui.marker.with(|m| m.as_ref().map(|m| m.event.to_string()))
+                    data-marker-time=move || ui.marker.with(|m| m.as_ref().map(|m| m.time.to_string()))
                     on:wheel=on_wheel
                     on:mousedown=on_down
                     on:mousemove=on_move
@@ -673,6 +681,39 @@ fn draw_timeline(ctx: Ctx, canvas: NodeRef<Canvas>, tl: &mut Tl) -> Option<Strin
     if (LABEL_W..=css_w).contains(&cx) {
         g.set_fill_style_str(&accent);
         g.fill_rect(cx - 1.0, 2.0, 2.0, css_h - 2.0);
+    }
+    // The marked instant: a dashed line with a diamond on the axis, in a
+    // colour no slice or marker uses, and its label.
+    if let Some(m) = ui.marker.try_get_untracked().flatten() {
+        let mx = LABEL_W + win.x(m.time);
+        if (LABEL_W..=css_w).contains(&mx) {
+            let c = MARKER_COLOR;
+            let dash = js_sys::Array::new();
+            dash.push(&JsValue::from_f64(5.0));
+            dash.push(&JsValue::from_f64(3.0));
+            let _ = g.set_line_dash(&dash);
+            g.set_stroke_style_str(c);
+            g.set_line_width(2.0);
+            g.begin_path();
+            g.move_to(mx, AXIS_H);
+            g.line_to(mx, css_h);
+            g.stroke();
+            let _ = g.set_line_dash(&js_sys::Array::new());
+            g.set_line_width(1.0);
+            g.set_fill_style_str(c);
+            g.begin_path();
+            g.move_to(mx, AXIS_H - 12.0);
+            g.line_to(mx + 6.0, AXIS_H - 6.0);
+            g.line_to(mx, AXIS_H);
+            g.line_to(mx - 6.0, AXIS_H - 6.0);
+            g.close_path();
+            g.fill();
+            g.set_font(&format!("bold {}px system-ui, sans-serif", (11.0 * k).round()));
+            let right = mx + 150.0 > css_w;
+            g.set_text_align(if right { "right" } else { "left" });
+            let _ = g.fill_text(&m.label, if right { mx - 9.0 } else { mx + 9.0 }, AXIS_H + 10.0);
+            g.set_text_align("left");
+        }
     }
     // Time axis.
     g.set_fill_style_str(&fg);

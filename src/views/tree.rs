@@ -2,6 +2,10 @@
 //! snapshot with each node's colour, sort key and augmented minimum, the
 //! cached leftmost node, the running entity apart (the kernel keeps curr out
 //! of the tree), and the last pick_eevdf() with the path it walked.
+//!
+//! With task groups, a group's entity sits in its parent's tree and owns a
+//! queue of its own on that CPU: clicking the entity (or its button below
+//! the header) opens that queue, and the breadcrumb goes back up.
 
 use std::collections::HashMap;
 
@@ -9,7 +13,7 @@ use leptos::prelude::*;
 use schedlab_engine::snapshot::{CpuView, TreeNode};
 
 use crate::fmt;
-use crate::state::{use_ctx, PickInfo};
+use crate::state::{use_ctx, Ctx, PickInfo};
 
 const DX: f64 = 84.0;
 const DY: f64 = 78.0;
@@ -67,8 +71,12 @@ pub fn TreeView() -> impl IntoView {
                 "sorted by vruntime, augmented with min deadline (v6.6)"
             };
             let how = if f.pinned { "chosen" } else { "of this event" };
+            let queue = match f.queue.last() {
+                Some((_, name)) => format!("group {name}'s queue"),
+                None => "root queue".to_string(),
+            };
             format!(
-                "CPU {} ({how}) · {} queued ({} in the tree) · {order}",
+                "CPU {} ({how}) · {queue} · {} queued ({} in the tree) · {order}",
                 f.cpu,
                 v.nr_queued,
                 v.tree.len()
@@ -104,13 +112,66 @@ pub fn TreeView() -> impl IntoView {
             </button>
         })
     };
+    // Group entities queued here, with the group each one stands for.
+    let groups_here = move || {
+        let ents: Vec<(u32, String)> = ui.frame.with(|f| {
+            f.view
+                .entities
+                .iter()
+                .filter(|e| e.task.is_none())
+                .map(|e| (e.entity, e.name.clone()))
+                .collect()
+        });
+        ents.into_iter()
+            .filter_map(|(se, name)| Some((group_of(ctx, se)?, name)))
+            .collect::<Vec<_>>()
+    };
+    let path = move || {
+        let (cpu, queue) = ui.frame.with(|f| (f.cpu, f.queue.clone()));
+        let depth = queue.len();
+        let crumbs = queue
+            .into_iter()
+            .enumerate()
+            .map(|(i, (_, name))| {
+                let last = i + 1 == depth;
+                view! {
+                    <span class="crumb-sep" aria-hidden="true">"›"</span>
+                    <button class="small crumb" data-testid="queue-crumb" disabled=last aria-current=if last { "true" } else { "false" }
+                        on:click=move |_| ctx.queue_up_to(i + 1)>{format!("[{name}]")}</button>
+                }
+            })
+            .collect_view();
+        let groups = groups_here();
+        let open = (!groups.is_empty()).then(|| {
+            view! {
+                <span class="muted">" · open a group's queue: "</span>
+                {groups.into_iter().map(|(g, name)| view! {
+                    <button class="small" data-testid="open-group" data-group=g title="show this group's own run queue on this CPU"
+                        on:click=move |_| ctx.open_group(Some(g))>{name}</button>
+                }).collect_view()}
+            }
+        });
+        (depth > 0 || open.is_some()).then(|| view! {
+            <nav class="queue-path" data-testid="queue-path" data-depth=depth aria-label="run queue shown">
+                <button class="small crumb" data-testid="queue-root" disabled=depth == 0 on:click=move |_| ctx.queue_up_to(0)>{format!("CPU {cpu} root")}</button>
+                {crumbs}
+                {open}
+            </nav>
+        })
+    };
+    let on_group = move |se: u32| {
+        if let Some(g) = group_of(ctx, se) {
+            ctx.open_group(Some(g));
+        }
+    };
     view! {
         <section class="panel tree-panel" data-testid="tree-panel">
             <h2>"Run queue tree" <span class="sub">{header}</span> {follow}</h2>
+            {path}
             <div class="pick-line" data-testid="pick-line">{pick_line}</div>
             <div class="svg-scroll">{move || {
                 let scale = if ui.big.get() { 1.5 } else { 1.0 };
-                ui.frame.with(|f| tree_svg(&f.view, f.pick.as_ref(), scale))
+                ui.frame.with(|f| tree_svg(&f.view, f.pick.as_ref(), scale, on_group))
             }}</div>
             <div class="legend">
                 <span class="lg red-node">"red"</span>
@@ -124,7 +185,22 @@ pub fn TreeView() -> impl IntoView {
     }
 }
 
-fn tree_svg(v: &CpuView, pick: Option<&PickInfo>, scale: f64) -> impl IntoView {
+/// The group a group entity stands for (None for a task's entity).
+fn group_of(ctx: Ctx, se: u32) -> Option<u32> {
+    ctx.with_lab(|l| {
+        let sched = l.player.sim().sched();
+        sched.entity_queue(se)?;
+        sched.ents.get(se as usize).map(|e| e.tg)
+    })
+    .flatten()
+}
+
+fn tree_svg(
+    v: &CpuView,
+    pick: Option<&PickInfo>,
+    scale: f64,
+    on_group: impl Fn(u32) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
     let base = v.min_vruntime;
     let pos = layout(&v.tree);
     let max_depth = pos.iter().map(|p| p.2).max().unwrap_or(0);
@@ -169,6 +245,8 @@ fn tree_svg(v: &CpuView, pick: Option<&PickInfo>, scale: f64) -> impl IntoView {
             let (x, y, _) = pos[i];
             let (name, eligible, task) = names.get(&n.entity).copied().unwrap_or(("?", false, None));
             let leftmost = v.leftmost == Some(n.entity);
+            let group = task.is_none();
+            let se = n.entity;
             let picked = task.is_some() && task == picked_task;
             let step = step_of(n.entity);
             let key = fmt::rel_s(n.key, base);
@@ -183,8 +261,14 @@ fn tree_svg(v: &CpuView, pick: Option<&PickInfo>, scale: f64) -> impl IntoView {
             );
             view! {
                 <g
-                    class="tree-node"
+                    class=if group { "tree-node group-node" } else { "tree-node" }
                     data-testid="tree-node"
+                    data-group=if group { "true" } else { "false" }
+                    role=group.then_some("button")
+                    tabindex=group.then_some("0")
+                    aria-label=group.then(|| format!("open group {name}'s queue"))
+                    on:click=move |_| { if group { on_group(se) } }
+                    on:keydown=move |ev: web_sys::KeyboardEvent| { if group && (ev.key() == "Enter" || ev.key() == " ") { ev.prevent_default(); on_group(se) } }
                     data-entity=n.entity
                     data-parent=n.parent.map(|p| p.to_string()).unwrap_or_default()
                     data-red=if n.red { "true" } else { "false" }

@@ -1,0 +1,830 @@
+//! The study page (issue 6): a `[study]` scenario (a preset from
+//! assets/studies or pasted) planned by the engine (`Study::new`), its runs
+//! executed in a web worker (src/bin/study-worker.rs) while the page shows
+//! progress, the result table in the seed mails' format as it fills, and
+//! charts. Every cell opens its worst seed's run in the lecture view.
+//!
+//! The study state lives above the page switch ([`provide_study`]), so it
+//! survives a visit to the lecture view and back.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use schedlab_engine::scenario::{self, Param, StudySpec};
+use schedlab_engine::study::{RunKey, Study, Table, CDF_QUANTILES};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::fragment::{Link, Page};
+use crate::perf;
+use crate::presets::{self, STUDY_PRESETS};
+use crate::views::plots::{self, BarGroup, Series};
+use crate::worker::{self, Reply, Request};
+
+/// Where the runs execute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runner {
+    /// The web worker trunk builds from src/bin/study-worker.rs.
+    Worker,
+    /// On the page, one run per task (the browser tests, and the fallback
+    /// when the worker cannot start).
+    InPage,
+}
+
+/// The worker script trunk writes next to index.html (`data-loader-shim`).
+pub const WORKER_URL: &str = "./study-worker_loader.js";
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+    pub running: bool,
+    /// Wall-clock ms since Run, and the estimate of what is left.
+    pub elapsed_ms: f64,
+    pub left_ms: Option<f64>,
+    pub note: String,
+}
+
+/// A restriction of the study to fewer seeds, loads or cases (to try it
+/// quickly), applied to the text before planning.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Shrink {
+    pub seeds: Option<usize>,
+    /// Indices of the loads / cases kept (None: all).
+    pub loads: Option<Vec<usize>>,
+    pub cases: Option<Vec<usize>>,
+}
+
+/// The page's state; handles only, so it is `Copy`.
+#[derive(Clone, Copy)]
+pub struct StudyState {
+    pub editor: RwSignal<String>,
+    pub shrink: RwSignal<Shrink>,
+    pub error: RwSignal<Option<String>>,
+    pub progress: RwSignal<Progress>,
+    /// The table of the runs done so far (None before the first Run).
+    pub table: RwSignal<Option<Arc<Table>>>,
+    pub sorted: RwSignal<bool>,
+    /// The row whose latency CDF is drawn.
+    pub cdf_row: RwSignal<usize>,
+    pub runner: RwSignal<Runner>,
+    inner: StoredValue<Rc<RefCell<Inner>>, LocalStorage>,
+}
+
+#[derive(Default)]
+struct Inner {
+    /// Bumped at every Run and Cancel: replies of older runs are dropped.
+    gen: u64,
+    study: Option<Study>,
+    started: f64,
+    /// When the last run came back (per-run wall time, for measurement).
+    last_done: f64,
+    worker: Option<WorkerHandle>,
+    /// The worker started and said it is ready.
+    worker_alive: bool,
+    /// Messages for the worker, held until it is ready.
+    outbox: Vec<String>,
+}
+
+struct WorkerHandle {
+    worker: web_sys::Worker,
+    _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+impl Drop for WorkerHandle {
+    fn drop(&mut self) {
+        self.worker.terminate();
+    }
+}
+
+/// Creates the study state (the app does, above its pages).
+pub fn provide_study(runner: Runner) -> StudyState {
+    let st = StudyState {
+        editor: RwSignal::new(presets::study_by_id("seed-002-hackbench").map_or(STUDY_PRESETS[0].text, |p| p.text).to_string()),
+        shrink: RwSignal::new(Shrink::default()),
+        error: RwSignal::new(None),
+        progress: RwSignal::new(Progress { done: 0, total: 0, running: false, elapsed_ms: 0.0, left_ms: None, note: String::new() }),
+        table: RwSignal::new(None),
+        sorted: RwSignal::new(false),
+        cdf_row: RwSignal::new(0),
+        runner: RwSignal::new(runner),
+        inner: StoredValue::new_local(Rc::new(RefCell::new(Inner::default()))),
+    };
+    provide_context(st);
+    st
+}
+
+pub fn use_study() -> StudyState {
+    use_context::<StudyState>().expect("inside the app (provide_study)")
+}
+
+fn quote(s: &str) -> String {
+    format!("\"{}\"", s.escape_default())
+}
+
+/// The `[study]` table as TOML (the parser's inverse for StudySpec).
+pub fn study_toml(s: &StudySpec) -> String {
+    let mut out = String::from("\n[study]\n");
+    out += &format!("base = {}\n", quote(&s.base.name));
+    let cmp: Vec<String> = s.compare.iter().map(|c| quote(&c.name)).collect();
+    out += &format!("compare = [{}]\n", cmp.join(", "));
+    let seeds: Vec<String> = s.seeds.iter().map(|x| x.to_string()).collect();
+    out += &format!("seeds = [{}]\n", seeds.join(", "));
+    if let Some(l) = &s.load {
+        out += &format!("load = {}\n", quote(&l.name));
+        let loads: Vec<String> = s.loads.iter().map(|(p, _)| p.to_string()).collect();
+        out += &format!("loads = [{}]\n", loads.join(", "));
+    }
+    if !s.cases.is_empty() {
+        out += "cases = [\n";
+        for c in &s.cases {
+            let kv: Vec<String> = c.iter().map(|(k, v)| format!("{} = {v}", k.name)).collect();
+            out += &format!("  {{ {} }},\n", kv.join(", "));
+        }
+        out += "]\n";
+    }
+    if let Some(m) = &s.metric {
+        out += &format!("metric = {}\n", quote(&m.name));
+    }
+    out
+}
+
+/// The text to plan: the editor's, or (when shrunk) the same scenario
+/// printed back with fewer seeds, loads or cases in its `[study]`.
+pub fn effective_text(text: &str, shrink: &Shrink) -> Result<String, String> {
+    let mut sc = scenario::parse(text).map_err(|e| e.to_string())?;
+    if *shrink == Shrink::default() {
+        return Ok(text.to_string());
+    }
+    let Some(mut spec) = sc.study.take() else {
+        return Err("study: the scenario has no [study] table".into());
+    };
+    if let Some(n) = shrink.seeds {
+        spec.seeds.truncate(n.max(1));
+    }
+    if let Some(keep) = &shrink.loads {
+        let loads: Vec<(Param, scenario::Pos)> = spec.loads.iter().enumerate().filter(|(i, _)| keep.contains(i)).map(|(_, l)| l.clone()).collect();
+        if !spec.loads.is_empty() && loads.is_empty() {
+            return Err("study.loads: keep at least one load level".into());
+        }
+        spec.loads = loads;
+    }
+    if let Some(keep) = &shrink.cases {
+        let cases: Vec<_> = spec.cases.iter().enumerate().filter(|(i, _)| keep.contains(i)).map(|(_, c)| c.clone()).collect();
+        if !spec.cases.is_empty() && cases.is_empty() {
+            return Err("study.cases: keep at least one case".into());
+        }
+        spec.cases = cases;
+    }
+    let comment: String = text.lines().take_while(|l| l.trim_start().starts_with('#')).map(|l| format!("{l}\n")).collect();
+    Ok(format!("{comment}{}{}", scenario::to_toml(&sc), study_toml(&spec)))
+}
+
+/// Labels of the loads and cases of a study text, for the shrink controls.
+pub fn choices(text: &str) -> Option<(usize, Vec<String>, Vec<String>)> {
+    let st = scenario::parse(text).ok()?.study?;
+    let loads = st.loads.iter().map(|(p, _)| p.to_string().trim_matches('"').to_string()).collect();
+    let cases = st
+        .cases
+        .iter()
+        .map(|c| c.iter().map(|(_, v)| v.to_string().trim_matches('"').to_string()).collect::<Vec<_>>().join("-"))
+        .collect();
+    Some((st.seeds.len(), loads, cases))
+}
+
+fn fmt_ms(ms: f64) -> String {
+    if ms >= 59_950.0 {
+        let s = (ms / 1000.0).round() as u64;
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{:.1} s", ms / 1000.0)
+    }
+}
+
+impl StudyState {
+    fn with_inner<R>(&self, f: impl FnOnce(&mut Inner) -> R) -> Option<R> {
+        let rc = self.inner.try_get_value()?;
+        let mut i = rc.try_borrow_mut().ok()?;
+        Some(f(&mut i))
+    }
+
+    /// The planned study (read-only).
+    pub fn with_study<R>(&self, f: impl FnOnce(&Study) -> R) -> Option<R> {
+        let rc = self.inner.try_get_value()?;
+        let i = rc.try_borrow().ok()?;
+        i.study.as_ref().map(f)
+    }
+
+    /// Plans the editor's study and starts its runs.
+    pub fn run(&self) {
+        self.cancel_quietly();
+        let text = match effective_text(&self.editor.get_untracked(), &self.shrink.get_untracked()) {
+            Ok(t) => t,
+            Err(e) => {
+                self.error.set(Some(e));
+                return;
+            }
+        };
+        let study = match Study::new(&text) {
+            Ok(s) => s,
+            Err(e) => {
+                self.error.set(Some(e.to_string()));
+                return;
+            }
+        };
+        self.error.set(None);
+        let total = study.runs.len();
+        self.table.set(Some(Arc::new(study.table())));
+        self.cdf_row.set(0);
+        let gen = self
+            .with_inner(|i| {
+                i.gen += 1;
+                i.study = Some(study);
+                i.started = perf::now();
+                i.last_done = i.started;
+                i.gen
+            })
+            .unwrap_or(0);
+        self.progress.set(Progress { done: 0, total, running: true, elapsed_ms: 0.0, left_ms: None, note: String::new() });
+        match self.runner.get_untracked() {
+            Runner::Worker => self.start_worker(gen, &text, total),
+            Runner::InPage => self.run_in_page(gen),
+        }
+        self.tick_clock(gen);
+    }
+
+    /// Updates the elapsed time twice a second while running.
+    fn tick_clock(&self, gen: u64) {
+        let st = *self;
+        set_timeout(
+            move || {
+                if st.with_inner(|i| i.gen) != Some(gen) || !st.progress.with_untracked(|p| p.running) {
+                    return;
+                }
+                let started = st.with_inner(|i| i.started).unwrap_or(0.0);
+                st.progress.update(|p| p.elapsed_ms = perf::now() - started);
+                st.tick_clock(gen);
+            },
+            std::time::Duration::from_millis(500),
+        );
+    }
+
+    fn start_worker(&self, gen: u64, text: &str, total: usize) {
+        let st = *self;
+        let worker = self.with_inner(|i| i.worker.as_ref().map(|w| w.worker.clone())).flatten();
+        let worker = match worker {
+            Some(w) => w,
+            None => match web_sys::Worker::new(WORKER_URL) {
+                Ok(w) => {
+                    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+                        let msg = ev.data().as_string().unwrap_or_default();
+                        st.on_reply(&msg);
+                    });
+                    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
+                        ev.prevent_default();
+                        st.worker_failed();
+                    });
+                    w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+                    w.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+                    self.with_inner(|i| {
+                        i.worker = Some(WorkerHandle { worker: w.clone(), _on_message: on_message, _on_error: on_error });
+                        i.worker_alive = false;
+                        i.outbox.clear();
+                    });
+                    w
+                }
+                Err(_) => {
+                    self.fall_back(gen, "the browser refused to start the study worker");
+                    return;
+                }
+            },
+        };
+        let msgs = std::iter::once(Request::Plan { text: text.to_string() })
+            .chain((0..total).map(|index| Request::Run { index }))
+            .map(|r| worker::encode(&r));
+        let ready = self.with_inner(|i| i.worker_alive).unwrap_or(false);
+        if ready {
+            for m in msgs {
+                let _ = worker.post_message(&JsValue::from_str(&m));
+            }
+        } else {
+            self.with_inner(|i| i.outbox.extend(msgs));
+        }
+    }
+
+    /// The worker could not be loaded or crashed: run on the page instead.
+    fn worker_failed(&self) {
+        let alive = self.with_inner(|i| {
+            i.worker = None;
+            i.worker_alive
+        });
+        let gen = self.with_inner(|i| i.gen).unwrap_or(0);
+        if alive == Some(true) {
+            self.error.set(Some("the study worker stopped with an error (see the browser console)".into()));
+            self.progress.update(|p| p.running = false);
+        } else if self.progress.with_untracked(|p| p.running) {
+            self.fall_back(gen, "the study worker could not be loaded");
+        }
+    }
+
+    fn fall_back(&self, gen: u64, why: &str) {
+        self.runner.set(Runner::InPage);
+        self.progress.update(|p| p.note = format!("{why}; running on the page between frames instead"));
+        self.run_in_page(gen);
+    }
+
+    fn on_reply(&self, msg: &str) {
+        match worker::decode_reply(msg) {
+            Ok(Reply::Ready) => {
+                let out = self.with_inner(|i| {
+                    i.worker_alive = true;
+                    (i.worker.as_ref().map(|w| w.worker.clone()), std::mem::take(&mut i.outbox))
+                });
+                if let Some((Some(w), msgs)) = out {
+                    for m in msgs {
+                        let _ = w.post_message(&JsValue::from_str(&m));
+                    }
+                }
+            }
+            Ok(Reply::Planned { runs }) => {
+                let want = self.progress.with_untracked(|p| p.total);
+                if runs != want {
+                    self.error.set(Some(format!("the worker planned {runs} runs, the page {want}")));
+                }
+            }
+            Ok(Reply::Done { index, value }) => self.record(index, value.into_run_value()),
+            Ok(Reply::Failed { index, message }) => {
+                self.error.set(Some(match index {
+                    Some(i) => format!("run {i}: {message}"),
+                    None => message,
+                }));
+                self.cancel_quietly();
+            }
+            Err(e) => self.error.set(Some(e)),
+        }
+    }
+
+    fn record(&self, index: usize, value: schedlab_engine::study::RunValue) {
+        let out = self.with_inner(|i| {
+            let s = i.study.as_mut()?;
+            if index >= s.runs.len() || s.values[index].is_some() {
+                return None;
+            }
+            s.record(index, value);
+            let now = perf::now();
+            perf::record("study_run_ms", now - i.last_done);
+            i.last_done = now;
+            Some((s.table(), s.done(), s.runs.len(), i.started))
+        });
+        let Some(Some((table, done, total, started))) = out else { return };
+        self.table.set(Some(Arc::new(table)));
+        let elapsed = perf::now() - started;
+        let finished = done == total;
+        self.progress.update(|p| {
+            p.done = done;
+            p.elapsed_ms = elapsed;
+            p.left_ms = (done > 0 && !finished).then(|| elapsed / done as f64 * (total - done) as f64);
+            p.running = !finished;
+        });
+    }
+
+    /// One run per task, yielding to the browser in between.
+    fn run_in_page(&self, gen: u64) {
+        let st = *self;
+        set_timeout(
+            move || {
+                if st.with_inner(|i| i.gen) != Some(gen) {
+                    return;
+                }
+                let next = st
+                    .with_study(|s| {
+                        let i = s.values.iter().position(Option::is_none)?;
+                        Some((i, s.run_one(i)))
+                    })
+                    .flatten();
+                match next {
+                    None => {}
+                    Some((i, Ok(v))) => {
+                        st.record(i, v);
+                        st.run_in_page(gen);
+                    }
+                    Some((i, Err(e))) => {
+                        st.error.set(Some(format!("run {i}: {e}")));
+                        st.progress.update(|p| p.running = false);
+                    }
+                }
+            },
+            std::time::Duration::from_millis(0),
+        );
+    }
+
+    fn cancel_quietly(&self) {
+        self.with_inner(|i| {
+            i.gen += 1;
+            // Terminating is the only way to stop a run in progress; the
+            // next Run starts a fresh worker.
+            i.worker = None;
+        });
+        self.progress.update(|p| p.running = false);
+    }
+
+    /// Stops the study (the runs done so far stay in the table).
+    pub fn cancel(&self) {
+        if !self.progress.with_untracked(|p| p.running) {
+            return;
+        }
+        self.cancel_quietly();
+        self.progress.update(|p| {
+            p.left_ms = None;
+            p.note = format!("cancelled after {} of {} runs", p.done, p.total);
+        });
+    }
+
+    /// The scenario of one cell's worst seed.
+    pub fn cell_scenario(&self, row: usize, config: usize) -> Option<(String, u64)> {
+        let table = self.table.get_untracked()?;
+        let seed = table.rows.get(row)?.cells.get(config)?.worst_seed?;
+        self.with_study(|s| (s.run_scenario_text(RunKey { row, config, seed }), seed))
+    }
+
+    /// The link of the page.
+    pub fn link(&self) -> Link {
+        let text = self.editor.get_untracked();
+        let preset = presets::study_matching(&text);
+        Link {
+            page: Page::Study,
+            study_preset: preset.map(|p| p.id.to_string()),
+            text: preset.is_none().then_some(text),
+            ..Default::default()
+        }
+    }
+}
+
+/// How a change compares with the noise: beyond the larger std% of the two
+/// columns it counts.
+fn verdict(change: f64, std_base: f64, std_cmp: f64) -> (&'static str, &'static str) {
+    let noise = std_base.max(std_cmp);
+    if change > noise {
+        ("better", "▲ better")
+    } else if change < -noise {
+        ("worse", "▼ worse")
+    } else {
+        ("noise", "within noise")
+    }
+}
+
+#[component]
+fn ResultTable(on_open: Callback<(usize, usize)>) -> impl IntoView {
+    let st = use_study();
+    move || {
+        let Some(t) = st.table.get() else {
+            return view! { <p class="muted">"Run the study to fill the table."</p> }.into_any();
+        };
+        let order: Vec<usize> = if st.sorted.get() { t.sorted_rows() } else { (0..t.rows.len()).collect() };
+        let head = t
+            .configs
+            .iter()
+            .enumerate()
+            .skip(1)
+            .map(|(i, c)| view! { <th scope="col" title=c.clone()>{format!("compare% (std%) [{i}] {c}")}</th> })
+            .collect_view();
+        let rows = order
+            .into_iter()
+            .map(|r| {
+                let row = &t.rows[r];
+                let base = &row.cells[0];
+                let cells = row
+                    .cells
+                    .iter()
+                    .enumerate()
+                    .map(|(c, cell)| {
+                        let (class, words, shown) = if c == 0 {
+                            ("base", String::new(), format!("1.00 ({:.2})", cell.std_pct))
+                        } else {
+                            let ch = cell.change_pct.unwrap_or(0.0);
+                            let (class, words) = verdict(ch, base.std_pct, cell.std_pct);
+                            (class, words.to_string(), format!("{ch:+.2} ({:.2})", cell.std_pct))
+                        };
+                        let pending = cell.runs < t.seeds.len();
+                        let title = format!(
+                            "{} runs; mean {:.4} {}; open seed {} in the lecture view",
+                            cell.runs,
+                            cell.mean,
+                            t.unit,
+                            cell.worst_seed.map_or("–".into(), |s| s.to_string())
+                        );
+                        view! {
+                            <td class=format!("cell {class}{}", if pending { " pending" } else { "" }) data-testid="study-cell" data-row=r data-config=c>
+                                <button class="cell-link" disabled=cell.worst_seed.is_none() title=title on:click=move |_| on_open.run((r, c))>
+                                    {shown}
+                                    {(!words.is_empty()).then(|| view! { <span class="verdict">{words.clone()}</span> })}
+                                </button>
+                            </td>
+                        }
+                    })
+                    .collect_view();
+                view! {
+                    <tr data-testid="study-row" class:selected=move || st.cdf_row.get() == r>
+                        <th scope="row"><button class="row-link" title="show this row's latency CDF" on:click=move |_| st.cdf_row.set(r)>{row.case.clone()}</button></th>
+                        <td>{row.load.clone()}</td>
+                        {cells}
+                    </tr>
+                }
+            })
+            .collect_view();
+        let direction = if t.higher_is_better { "higher is better" } else { "lower is better" };
+        view! {
+            <p class="metric-line" data-testid="study-metric">
+                {format!("{} — metric: {} ({}), {direction}; {} seed{}. compare% is the change of the mean against the baseline, positive = better; changes within the larger std% of the two columns count as noise.", t.workload, t.metric.name(), t.unit, t.seeds.len(), if t.seeds.len() == 1 { "" } else { "s" })}
+            </p>
+            <table class="study-table" data-testid="study-table" data-complete=t.complete.to_string()>
+                <thead><tr><th scope="col">"case"</th><th scope="col">"load"</th><th scope="col">{format!("baseline(std%) {}", t.configs[0])}</th>{head}</tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        }
+        .into_any()
+    }
+}
+
+/// Means over the seeds run so far, per (row, config): value, std, switch
+/// rate, and the CDF averaged quantile by quantile.
+fn aggregates(s: &Study, row: usize, config: usize) -> Option<(f64, f64, f64, Vec<f64>)> {
+    let vals: Vec<&schedlab_engine::study::RunValue> = s
+        .runs
+        .iter()
+        .zip(&s.values)
+        .filter(|(k, _)| k.row == row && k.config == config)
+        .filter_map(|(_, v)| v.as_ref())
+        .collect();
+    if vals.is_empty() {
+        return None;
+    }
+    let xs: Vec<f64> = vals.iter().map(|v| v.value).collect();
+    let (m, sd) = schedlab_engine::compare::mean_std(&xs);
+    let sw = vals.iter().map(|v| v.switches_per_sec).sum::<f64>() / vals.len() as f64;
+    let cdf = (0..CDF_QUANTILES.len())
+        .map(|q| vals.iter().map(|v| v.wakeup_cdf.get(q).copied().unwrap_or(0) as f64).sum::<f64>() / vals.len() as f64)
+        .collect();
+    Some((m, sd, sw, cdf))
+}
+
+#[component]
+fn Plots() -> impl IntoView {
+    let st = use_study();
+    let cdf = NodeRef::<Canvas>::new();
+    let rates = NodeRef::<Canvas>::new();
+    let bars_box = NodeRef::<leptos::html::Div>::new();
+    let drawn = RwSignal::new(String::new());
+    // Redraw (in an animation frame) when the table changes.
+    Effect::new(move |_| {
+        st.table.track();
+        st.cdf_row.track();
+        request_animation_frame(move || {
+            let Some(t) = st.table.get_untracked() else { return };
+            let mut n = 0;
+            let cases: Vec<String> = {
+                let mut c: Vec<String> = t.rows.iter().map(|r| r.case.clone()).collect();
+                c.dedup();
+                c
+            };
+            let configs = t.configs.clone();
+            // One bar chart per case, grouped by load.
+            if let Some(bx) = bars_box.get_untracked() {
+                let canvases = bx.get_elements_by_tag_name("canvas");
+                for (ci, case) in cases.iter().enumerate() {
+                    let Some(el) = canvases.item(ci as u32).and_then(|e| e.dyn_into::<web_sys::HtmlCanvasElement>().ok()) else { continue };
+                    let groups: Vec<BarGroup> = st
+                        .with_study(|s| {
+                            t.rows
+                                .iter()
+                                .enumerate()
+                                .filter(|(_, r)| &r.case == case)
+                                .map(|(ri, r)| BarGroup { label: r.load.clone(), bars: (0..configs.len()).map(|c| aggregates(s, ri, c).map(|a| (a.0, a.1))).collect() })
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    n += plots::draw_bars(&el, &format!("{case}: {} by load (mean ± std over seeds)", t.metric.name()), t.unit, &configs, &groups);
+                }
+            }
+            let row = st.cdf_row.get_untracked().min(t.rows.len().saturating_sub(1));
+            if let Some(el) = cdf.get_untracked() {
+                let series: Vec<Series> = st
+                    .with_study(|s| {
+                        configs
+                            .iter()
+                            .enumerate()
+                            .map(|(c, name)| Series {
+                                name: name.clone(),
+                                points: aggregates(s, row, c)
+                                    .map(|a| a.3.iter().zip(CDF_QUANTILES).map(|(&ns, q)| ((ns / 1e3).max(1.0), q)).collect())
+                                    .unwrap_or_default(),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let r = t.rows.get(row).map_or(String::new(), |r| format!("{} {}", r.case, r.load));
+                n += plots::draw_lines(&el, &format!("wakeup latency CDF: {r}"), "µs (log)", "fraction of wakeups", &series, None, true);
+            }
+            if let Some(el) = rates.get_untracked() {
+                let first = cases.first().cloned().unwrap_or_default();
+                let rows: Vec<usize> = t.rows.iter().enumerate().filter(|(_, r)| r.case == first).map(|(i, _)| i).collect();
+                let labels: Vec<String> = rows.iter().map(|&i| t.rows[i].load.clone()).collect();
+                let series: Vec<Series> = st
+                    .with_study(|s| {
+                        configs
+                            .iter()
+                            .enumerate()
+                            .map(|(c, name)| Series {
+                                name: name.clone(),
+                                points: rows.iter().enumerate().filter_map(|(x, &ri)| Some((x as f64, aggregates(s, ri, c)?.2))).collect(),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                n += plots::draw_lines(&el, &format!("{first}: context switches per simulated second"), "load", "switches/s", &series, Some(&labels), false);
+            }
+            drawn.set(n.to_string());
+        });
+    });
+    let cases = move || {
+        st.table.with(|t| {
+            let mut c: Vec<String> = t.as_ref().map(|t| t.rows.iter().map(|r| r.case.clone()).collect()).unwrap_or_default();
+            c.dedup();
+            c
+        })
+    };
+    let legend = move || {
+        st.table.with(|t| {
+            t.as_ref()
+                .map(|t| t.configs.iter().enumerate().map(|(i, c)| format!("{} = {c}", plots::SERIES[i % plots::SERIES.len()].1)).collect::<Vec<_>>().join(", "))
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <section class="panel plots" data-testid="study-plots" data-drawn=move || drawn.get()>
+            <h2>"Charts" <span class="sub">{move || format!("colours: {}", legend())}</span></h2>
+            <div class="bars" node_ref=bars_box>
+                {move || cases().into_iter().map(|c| view! { <canvas class="plot" data-testid="plot-bars" aria-label=format!("{c}: the metric by load, bars per configuration")></canvas> }).collect_view()}
+            </div>
+            <div class="grid2">
+                <figure>
+                    <canvas class="plot" node_ref=cdf data-testid="plot-cdf" aria-label="wakeup latency CDF of the selected row"></canvas>
+                    <figcaption class="muted">"Wakeup latency CDF of the selected row (click a case name in the table), per configuration. Several seeds are merged by averaging each quantile's value over the seeds, not by pooling the samples."</figcaption>
+                </figure>
+                <figure>
+                    <canvas class="plot" node_ref=rates data-testid="plot-rates" aria-label="context switches per second by load"></canvas>
+                    <figcaption class="muted">"Context switches of the workload's tasks per simulated second, by load (first case), mean over seeds."</figcaption>
+                </figure>
+            </div>
+        </section>
+    }
+}
+
+fn copy_text(text: &str) -> bool {
+    let Some(w) = web_sys::window() else { return false };
+    let clip = js_sys::Reflect::get(&w.navigator(), &JsValue::from_str("clipboard")).ok().filter(|c| c.is_object());
+    let write = clip.as_ref().and_then(|c| js_sys::Reflect::get(c, &JsValue::from_str("writeText")).ok());
+    match (clip, write.and_then(|f| f.dyn_into::<js_sys::Function>().ok())) {
+        (Some(c), Some(f)) => f.call1(&c, &JsValue::from_str(text)).is_ok(),
+        _ => false,
+    }
+}
+
+/// The study page. `on_open` receives a cell's run scenario (the app opens
+/// it in the lecture view).
+#[component]
+pub fn StudyPage(on_open: Callback<String>) -> impl IntoView {
+    let st = use_study();
+    let open_cell = Callback::new(move |(row, config): (usize, usize)| {
+        if let Some((text, _)) = st.cell_scenario(row, config) {
+            on_open.run(text);
+        }
+    });
+    let current = move || st.editor.with(|t| presets::study_matching(t).map_or("", |p| p.id).to_string());
+    let pick = move |ev: leptos::ev::Event| {
+        if let Some(p) = presets::study_by_id(&event_target_value(&ev)) {
+            st.editor.set(p.text.to_string());
+            st.shrink.set(Shrink::default());
+        }
+    };
+    let comment = move || st.editor.with(|t| presets::comment(t));
+    let choice = move || st.editor.with(|t| choices(t));
+    let shrink_controls = move || {
+        let Some((nseeds, loads, cases)) = choice() else {
+            return view! { <span></span> }.into_any();
+        };
+        let sh = st.shrink.get_untracked();
+        let load_boxes = loads
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let on = sh.loads.as_ref().is_none_or(|k| k.contains(&i));
+                view! {
+                    <label class="chk"><input type="checkbox" data-testid="load-choice" data-index=i prop:checked=on
+                        on:change=move |ev| {
+                            let checked = event_target_checked(&ev);
+                            let n = choice().map_or(0, |c| c.1.len());
+                            st.shrink.update(|s| {
+                                let mut k = s.loads.clone().unwrap_or_else(|| (0..n).collect());
+                                k.retain(|&x| x != i);
+                                if checked { k.push(i); k.sort(); }
+                                s.loads = (k.len() != n).then_some(k);
+                            });
+                        } />{l}</label>
+                }
+            })
+            .collect_view();
+        let case_boxes = cases
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let on = sh.cases.as_ref().is_none_or(|k| k.contains(&i));
+                view! {
+                    <label class="chk"><input type="checkbox" data-testid="case-choice" data-index=i prop:checked=on
+                        on:change=move |ev| {
+                            let checked = event_target_checked(&ev);
+                            let n = choice().map_or(0, |c| c.2.len());
+                            st.shrink.update(|s| {
+                                let mut k = s.cases.clone().unwrap_or_else(|| (0..n).collect());
+                                k.retain(|&x| x != i);
+                                if checked { k.push(i); k.sort(); }
+                                s.cases = (k.len() != n).then_some(k);
+                            });
+                        } />{c}</label>
+                }
+            })
+            .collect_view();
+        view! {
+            <div class="shrink">
+                <label>"seeds " <input type="number" min="1" max=nseeds data-testid="study-seeds" prop:value=sh.seeds.unwrap_or(nseeds).to_string()
+                    on:change=move |ev| { if let Ok(n) = event_target_value(&ev).parse::<usize>() { st.shrink.update(|s| s.seeds = (n < nseeds).then_some(n.max(1))) } } />
+                    {format!(" of {nseeds}")}</label>
+                <span class="muted">" loads: "</span>{load_boxes}
+                <span class="muted">" cases: "</span>{case_boxes}
+            </div>
+        }
+        .into_any()
+    };
+    let progress = move || {
+        let p = st.progress.get();
+        let pct = if p.total == 0 { 0.0 } else { p.done as f64 * 100.0 / p.total as f64 };
+        let left = p.left_ms.map_or(String::new(), |l| format!(", about {} left", fmt_ms(l)));
+        view! {
+            <div class="study-progress" data-testid="study-progress" data-done=p.done data-total=p.total data-running=p.running.to_string()>
+                <progress max=p.total.max(1) value=p.done aria-label="runs done"></progress>
+                <span data-testid="study-progress-text">{format!(" {} / {} runs ({pct:.0} %) · {} elapsed{left}", p.done, p.total, fmt_ms(p.elapsed_ms))}</span>
+                {(!p.note.is_empty()).then(|| view! { <span class="muted">{format!(" · {}", p.note)}</span> })}
+            </div>
+        }
+    };
+    let text = move || st.table.with(|t| t.as_ref().map(|t| t.format(st.sorted.get())).unwrap_or_default());
+    let copied = RwSignal::new(String::new());
+    view! {
+        <div class="study-page" data-testid="study-page">
+            <div class="layout">
+                <aside class="side">
+                    <section class="panel">
+                        <h2>"Study"</h2>
+                        <label class="row">"preset "
+                            <select data-testid="study-preset" prop:value=current on:change=pick>
+                                <option value="">"(edited)"</option>
+                                {STUDY_PRESETS.iter().map(|p| view! { <option value=p.id>{p.label}</option> }).collect_view()}
+                            </select>
+                        </label>
+                        <div class="preset-explanation">{move || comment().into_iter().map(|p| view! { <p>{p}</p> }).collect_view()}</div>
+                        <textarea class="editor study-editor" data-testid="study-editor" spellcheck="false" aria-label="study scenario (TOML with a [study] table)"
+                            prop:value=move || st.editor.get()
+                            on:input=move |ev| { st.editor.set(event_target_value(&ev)); st.shrink.set(Shrink::default()); }></textarea>
+                        {move || st.error.get().map(|e| view! { <div class="scenario-error" role="alert" data-testid="study-error">{e}</div> })}
+                    </section>
+                </aside>
+                <main class="main">
+                    <section class="panel">
+                        <div class="buttons">
+                            <button data-testid="study-run" class="play" on:click=move |_| st.run()>"▶ run"</button>
+                            <button data-testid="study-cancel" disabled=move || !st.progress.with(|p| p.running) on:click=move |_| st.cancel()>"■ cancel"</button>
+                            <label class="chk"><input type="checkbox" data-testid="study-sorted" prop:checked=move || st.sorted.get() on:change=move |ev| st.sorted.set(event_target_checked(&ev)) />"sorted: worst regression first"</label>
+                            <button data-testid="study-copy" on:click=move |_| {
+                                let t = text();
+                                copied.set(if copy_text(&t) { "copied".into() } else { "select the text below to copy it".into() });
+                            }>"copy as text"</button>
+                            <span class="muted" role="status">{move || copied.get()}</span>
+                        </div>
+                        {shrink_controls}
+                        {progress}
+                        <ResultTable on_open=open_cell />
+                        <details class="study-text-box">
+                            <summary>"as text (the mails' format)"</summary>
+                            <pre data-testid="study-text">{text}</pre>
+                        </details>
+                    </section>
+                    <Plots />
+                </main>
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,201 @@
+//! The study worker's protocol: JSON strings through `postMessage`.
+//!
+//! The worker says `{"kind":"ready"}` once its handler is installed
+//! (messages sent before that would be lost while its wasm loads); the
+//! page then sends `{"kind":"plan","text":…}` once, then one
+//! `{"kind":"run","index":i}` per run; the worker (src/bin/study-worker.rs)
+//! plans the study once (`Study::new`) and answers each run with its
+//! `RunValue` (`{"kind":"done",…}`) or an error (`{"kind":"failed",…}`).
+//! [`handle`] is the whole worker side, so it is tested natively.
+
+use schedlab_engine::study::{RunValue, Study};
+use serde::{Deserialize, Serialize};
+
+/// A message to the worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Request {
+    Plan { text: String },
+    Run { index: usize },
+}
+
+/// A message from the worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Reply {
+    /// The worker is listening.
+    Ready,
+    Planned { runs: usize },
+    Done { index: usize, value: RunValueMsg },
+    Failed { index: Option<usize>, message: String },
+}
+
+/// `RunValue` as it travels (the engine's type is only `Serialize`). JSON
+/// has no NaN or infinity: serde_json writes them as null, read back as NaN.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunValueMsg {
+    pub value: Option<f64>,
+    pub events: u64,
+    pub log_hash: String,
+    pub wakeup_cdf: Vec<u64>,
+    pub switches_per_sec: Option<f64>,
+    pub ops_per_sec: Option<f64>,
+}
+
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+impl From<&RunValue> for RunValueMsg {
+    fn from(v: &RunValue) -> Self {
+        RunValueMsg {
+            value: finite(v.value),
+            events: v.events,
+            log_hash: v.log_hash.clone(),
+            wakeup_cdf: v.wakeup_cdf.clone(),
+            switches_per_sec: finite(v.switches_per_sec),
+            ops_per_sec: finite(v.ops_per_sec),
+        }
+    }
+}
+
+impl RunValueMsg {
+    pub fn into_run_value(self) -> RunValue {
+        RunValue {
+            value: self.value.unwrap_or(f64::NAN),
+            events: self.events,
+            log_hash: self.log_hash,
+            wakeup_cdf: self.wakeup_cdf,
+            switches_per_sec: self.switches_per_sec.unwrap_or(f64::NAN),
+            ops_per_sec: self.ops_per_sec.unwrap_or(f64::NAN),
+        }
+    }
+}
+
+pub fn encode<T: Serialize>(m: &T) -> String {
+    serde_json::to_string(m).unwrap_or_else(|e| {
+        format!(r#"{{"kind":"failed","index":null,"message":"cannot encode a message: {e}"}}"#)
+    })
+}
+
+/// The worker: answers one message, keeping the planned study in `study`.
+pub fn handle(study: &mut Option<Study>, msg: &str) -> String {
+    let req: Request = match serde_json::from_str(msg) {
+        Ok(r) => r,
+        Err(e) => {
+            return encode(&Reply::Failed {
+                index: None,
+                message: format!("the worker got a message it cannot read: {e}"),
+            })
+        }
+    };
+    let reply = match req {
+        Request::Plan { text } => match Study::new(&text) {
+            Ok(s) => {
+                let runs = s.runs.len();
+                *study = Some(s);
+                Reply::Planned { runs }
+            }
+            Err(e) => {
+                *study = None;
+                Reply::Failed {
+                    index: None,
+                    message: e.to_string(),
+                }
+            }
+        },
+        Request::Run { index } => match study.as_ref() {
+            None => Reply::Failed {
+                index: Some(index),
+                message: "no study planned".to_string(),
+            },
+            Some(s) if index >= s.runs.len() => Reply::Failed {
+                index: Some(index),
+                message: format!("run {index} does not exist ({} runs)", s.runs.len()),
+            },
+            Some(s) => match s.run_one(index) {
+                Ok(v) => Reply::Done {
+                    index,
+                    value: RunValueMsg::from(&v),
+                },
+                Err(message) => Reply::Failed {
+                    index: Some(index),
+                    message,
+                },
+            },
+        },
+    };
+    encode(&reply)
+}
+
+/// Reads a worker's reply.
+pub fn decode_reply(msg: &str) -> Result<Reply, String> {
+    serde_json::from_str(msg).map_err(|e| format!("unreadable message from the worker: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TINY: &str = r#"
+[sim]
+duration = "20ms"
+[topology]
+preset = "2cpu-vm"
+[[workload]]
+kind = "hackbench"
+fds = 2
+loops = 5
+[study]
+base = "6.6"
+compare = "6.6+sis-filter"
+seeds = 2
+load = "groups"
+loads = [1, 2]
+"#;
+
+    #[test]
+    fn the_worker_plans_once_and_runs_by_index() {
+        let mut st = None;
+        let planned = decode_reply(&handle(&mut st, &encode(&Request::Plan { text: TINY.into() }))).unwrap();
+        let direct = Study::new(TINY).unwrap();
+        assert_eq!(planned, Reply::Planned { runs: direct.runs.len() });
+        for i in [0, direct.runs.len() - 1] {
+            match decode_reply(&handle(&mut st, &encode(&Request::Run { index: i }))).unwrap() {
+                Reply::Done { index, value } => {
+                    assert_eq!(index, i);
+                    // Through JSON and back: the very same value.
+                    assert_eq!(value.into_run_value(), direct.run_one(i).unwrap());
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // Errors are replies, never panics.
+        let out = decode_reply(&handle(&mut st, &encode(&Request::Run { index: 999 }))).unwrap();
+        assert!(matches!(out, Reply::Failed { index: Some(999), .. }), "{out:?}");
+        let out = decode_reply(&handle(&mut st, "{nonsense")).unwrap();
+        assert!(matches!(out, Reply::Failed { index: None, .. }));
+        let bad = decode_reply(&handle(&mut st, &encode(&Request::Plan { text: "[study]\nbase = 1\n".into() }))).unwrap();
+        match bad {
+            Reply::Failed { message, .. } => assert!(message.contains("study.base"), "{message}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(st.is_none(), "a failed plan forgets the old study");
+    }
+
+    #[test]
+    fn not_a_number_survives_the_trip() {
+        let v = RunValue {
+            value: f64::NAN,
+            events: 3,
+            log_hash: "00".into(),
+            wakeup_cdf: vec![1, 2],
+            switches_per_sec: f64::INFINITY,
+            ops_per_sec: 1.5,
+        };
+        let back: RunValueMsg = serde_json::from_str(&encode(&RunValueMsg::from(&v))).unwrap();
+        let r = back.into_run_value();
+        assert!(r.value.is_nan() && r.switches_per_sec.is_nan());
+        assert_eq!(r.ops_per_sec, 1.5);
+    }
+}
