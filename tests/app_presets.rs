@@ -253,3 +253,27 @@ fn xeon_preset_is_about_a_million_events() {
     let (r, _) = run("xeon-96-busy", &Overrides::default());
     assert!(r.events > 1_000_000 && r.events < 1_200_000, "{}", r.events);
 }
+
+/// Every comparison preset (assets/compare) shows a difference: its two
+/// configurations, run on the same scenario and seed, produce event logs
+/// that part somewhere (a preset whose runs never differ would show a
+/// comparison page with nothing to see).
+#[test]
+fn every_comparison_preset_diverges() {
+    use schedlab_engine::compare::{first_divergence, ConfigSpec};
+    for p in presets::COMPARE_PRESETS {
+        let st = schedlab_engine::scenario::parse(p.text).unwrap().study.unwrap();
+        let runs: Vec<_> = [&st.base, &st.compare[0]]
+            .iter()
+            .map(|c| {
+                let cfg = ConfigSpec::parse(&c.name).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+                let (mut sim, _) = from_text(p.text, &cfg.overrides(None), LogMode::Full)
+                    .unwrap_or_else(|e| panic!("{}: {e}", p.id));
+                sim.run();
+                sim
+            })
+            .collect();
+        let d = first_divergence(&runs[0], &runs[1]);
+        assert!(d.is_some(), "{}: {} and {} give the same log", p.id, st.base.name, st.compare[0].name);
+    }
+}
