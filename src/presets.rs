@@ -28,6 +28,7 @@ presets! {
     "sched-batch" => "07-sched-batch.toml",
     "wakeup-placement" => "08-wakeup-placement.toml",
     "xeon-96-busy" => "09-xeon-96-busy.toml",
+    "reweight-lag" => "10-reweight-lag.toml",
 }
 
 /// A comparison preset (assets/compare/*.toml): a scenario whose `[study]`

@@ -70,6 +70,7 @@ fn weight(r: &Record) -> u32 {
         Record::Placement { how, .. } if !matches!(how, Placed::Pinned) => 70,
         Record::Pick { task: NIL, .. } => 25,
         Record::Pick { .. } => 60,
+        Record::Reweight { .. } => 58,
         Record::Block { .. } => 55,
         Record::Yield { .. } | Record::Nice { .. } | Record::Slice { .. } | Record::Exit { .. } => 50,
         Record::DelayedDequeue { .. } => 45,
@@ -244,9 +245,31 @@ impl Cx<'_> {
                 "CPU {cpu} was idle and has work queued: it first leaves its idle state, which takes {} µs (the state's exit latency), then schedules.",
                 latency as f64 / 1e3
             ),
+            Record::Reweight { cpu, group, old, new, lag_before, lag_after } => self.reweight(cpu, group, (old, new), (lag_before, lag_after)),
             #[allow(unreachable_patterns)]
             other => format!("{other:?}."),
         }
+    }
+
+    /// A queued group entity reweighted: what happened to its lag, and
+    /// which reweight_entity() did it.
+    fn reweight(&self, cpu: u32, group: u32, (old, new): (u32, u32), (before, after): (i64, i64)) -> String {
+        let name = self.sim.sched().groups.get(group as usize).map_or("?", |g| g.name.as_str());
+        let head = format!(
+            "[{name}]'s entity on CPU {cpu} was reweighted from {:.1} to {:.1} while queued (calc_group_shares(): the group's load on this CPU changed); its lag went from {} to {}",
+            old as f64 / 1024.0,
+            new as f64 / 1024.0,
+            ms_signed(before),
+            ms_signed(after)
+        );
+        let why = if self.feat(Feature::REWEIGHT_PLACE) {
+            "v6.13+ (6d71a9c61604) reweights through update_entity_lag() and place_entity(): the lag is clamped to its limit and the entity placed again, so it is kept only approximately (place_entity() counts a running entity's weight twice)"
+        } else if self.feat(Feature::REWEIGHT_EEVDF) {
+            "reweight_eevdf() (eab03c23c2a1, v6.7) rescales V − v by w/w' so the lag stays"
+        } else {
+            "v6.6.0 keeps the vruntime, so the lag w·(V − v) changes with the weight and V itself moves (fixed by eab03c23c2a1, seed 000 patch 1/4)"
+        };
+        format!("{head}: {why}.")
     }
 
     fn wakeup(&self, task: u32, cpu: u32, delayed: bool) -> String {

@@ -1014,7 +1014,26 @@ impl Sched {
     /// must not change with w_i). `lw` carries the inverse weight: a task
     /// gets the table's (`reweight_task_fair()`), a group entity a computed
     /// one (`update_load_set()`).
+    ///
+    /// A queued group entity's reweight is logged (`Record::Reweight`) with
+    /// its lag on both sides, which is what the fix is about. The lag
+    /// before is read after the update_curr() every variant starts with
+    /// (for the running entity, or for all with REWEIGHT_V_FIX /
+    /// REWEIGHT_PLACE), so both sides see the same clock; a second
+    /// update_curr() at the same instant does nothing.
     pub fn reweight_entity(&mut self, q: u32, se: u32, lw: LoadWeight) {
+        let e = &self.ents[se as usize];
+        let logged = self.feat.has(EEVDF) && e.on_rq && e.my_q != NIL;
+        let before = if logged {
+            let is_curr = self.cfs_rqs[q as usize].curr == se;
+            let v_fix = self.feat.has(REWEIGHT_EEVDF) && self.feat.has(REWEIGHT_V_FIX);
+            if is_curr || v_fix || self.feat.has(REWEIGHT_PLACE) {
+                self.update_curr(q);
+            }
+            Some((self.ents[se as usize].load.weight, self.service_lag(q, se)))
+        } else {
+            None
+        };
         if self.feat.has(REWEIGHT_PLACE) {
             self.reweight_entity_place(q, se, lw);
         } else if !self.feat.has(REWEIGHT_EEVDF) && !self.feat.has(DEADLINE_TREE) {
@@ -1022,6 +1041,25 @@ impl Sched {
         } else {
             self.reweight_entity_eevdf(q, se, lw);
         }
+        if let Some((old, lag_before)) = before {
+            let e = &self.ents[se as usize];
+            let r = Record::Reweight {
+                cpu: self.cfs_rqs[q as usize].cpu,
+                group: e.tg,
+                old: old as u32,
+                new: e.load.weight as u32,
+                lag_before,
+                lag_after: self.service_lag(q, se),
+            };
+            self.trace(r);
+        }
+    }
+
+    /// An entity's lag in ns of nice-0 service: w·(V − v) with w relative
+    /// to nice 0 (the kernel's lag_i, scaled down by 1024).
+    pub fn service_lag(&self, q: u32, se: u32) -> i64 {
+        let e = &self.ents[se as usize];
+        service_lag(sdiff(self.avg_vruntime(q), e.vruntime), e.weight())
     }
 
     /// `reweight_entity()` of v6.13+ (6d71a9c61604).
@@ -1165,4 +1203,10 @@ impl Sched {
             }
         }
     }
+}
+
+/// Lag in ns of nice-0 service from virtual lag `vlag` = V − v and a
+/// scale_load_down() weight: w·vlag / 1024.
+pub fn service_lag(vlag: i64, weight: u64) -> i64 {
+    ((vlag as i128 * weight as i128) / 1024) as i64
 }

@@ -121,7 +121,7 @@ impl Sched {
             vruntime: e.vruntime,
             deadline: e.deadline,
             vlag,
-            lag: ((vlag as i128 * e.weight() as i128) / 1024) as i64,
+            lag: crate::fair::service_lag(vlag, e.weight()),
             weight: e.weight(),
             slice: e.slice,
             eligible: self.entity_eligible(q, se),

@@ -136,6 +136,12 @@ pub enum Record {
     /// An idle CPU was sent work and takes `latency` ns to leave its idle
     /// state before it runs it.
     IdleExit { cpu: u32, latency: u64 },
+    /// A queued group entity got a new weight (calc_group_shares() through
+    /// update_cfs_group()): `group` indexes the task groups; weights are
+    /// full-resolution load weights (nice 0 = 1024 << 10; group shares are
+    /// at most 2^28, so they fit); lags are w·(V − v) in ns of nice-0 service
+    /// just before and just after reweight_entity().
+    Reweight { cpu: u32, group: u32, old: u32, new: u32, lag_before: i64, lag_after: i64 },
 }
 
 /// One log line: when, which discrete event produced it, and what.
@@ -217,6 +223,9 @@ impl Record {
             Signal { task, target, woke } => [18, task as u64, target as u64, woke as u64].iter().for_each(|&v| h.u64(v)),
             Wait { task, blocked } => [19, task as u64, blocked as u64].iter().for_each(|&v| h.u64(v)),
             IdleExit { cpu, latency } => [20, cpu as u64, latency].iter().for_each(|&v| h.u64(v)),
+            Reweight { cpu, group, old, new, lag_before, lag_after } => {
+                [21, cpu as u64, group as u64, old as u64, new as u64, lag_before as u64, lag_after as u64].iter().for_each(|&v| h.u64(v))
+            }
         }
     }
 }

@@ -238,6 +238,7 @@ fn coverage_kind(r: &Record) -> &'static str {
         Record::Signal { .. } => "signal",
         Record::Wait { .. } => "wait",
         Record::IdleExit { .. } => "idle-exit",
+        Record::Reweight { .. } => "reweight",
     }
 }
 
