@@ -197,23 +197,7 @@ fn lecture_view_in_headless_chromium() {
             )
         });
     let js = |script: &str| session.execute(script);
-    let wait = |what: &str, script: &str, timeout: Duration| {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let v = js(script);
-            if v == json!(true) {
-                return;
-            }
-            if Instant::now() > deadline {
-                let _ = session.try_screenshot(&out_dir.join("lecture-timeout.png"));
-                panic!(
-                    "timed out waiting for {what} (last: {v}); console: {:#?}",
-                    session.try_browser_log()
-                );
-            }
-            thread::sleep(Duration::from_millis(100));
-        }
-    };
+    let wait = |what: &str, script: &str, timeout: Duration| session.wait_true(what, script, timeout, &out_dir.join("lecture-timeout.png"));
     let text_of = |id: &str| {
         js(&format!("const e = document.querySelector('[data-testid=\"{id}\"]'); return e ? e.textContent : null;"))
     };
@@ -608,20 +592,7 @@ fn study_and_compare_pages_in_headless_chromium() {
         .wait_for_css("[data-testid=\"study-page\"]", MOUNT_TIMEOUT)
         .unwrap_or_else(|e| panic!("study page did not mount: {e}; console: {:#?}", session.try_browser_log()));
     let js = |script: &str| session.execute(script);
-    let wait = |what: &str, script: &str, timeout: Duration| {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let v = js(script);
-            if v == json!(true) {
-                return;
-            }
-            if Instant::now() > deadline {
-                let _ = session.try_screenshot(&out_dir.join("study-timeout.png"));
-                panic!("timed out waiting for {what} (last: {v}); console: {:#?}", session.try_browser_log());
-            }
-            thread::sleep(Duration::from_millis(100));
-        }
-    };
+    let wait = |what: &str, script: &str, timeout: Duration| session.wait_true(what, script, timeout, &out_dir.join("study-timeout.png"));
     let progress = || js(r#"const p = document.querySelector('[data-testid="study-progress"]'); return { done: +p.dataset.done, total: +p.dataset.total, running: p.dataset.running === 'true', text: p.textContent };"#);
 
     // 1. Pick "seed 002: SIS_FILTER — hackbench" and shrink it: 2 seeds,
@@ -1261,6 +1232,23 @@ impl Session {
 
     /// Polls for an element; on timeout returns the last error. Gives up
     /// early once the console shows an error (e.g. the wasm failed to load).
+    /// Polls `script` until it returns `true`; on timeout saves a
+    /// screenshot to `shot` and fails with the last value and the console.
+    fn wait_true(&self, what: &str, script: &str, timeout: Duration, shot: &Path) {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let v = self.execute(script);
+            if v == json!(true) {
+                return;
+            }
+            if Instant::now() > deadline {
+                let _ = self.try_screenshot(shot);
+                panic!("timed out waiting for {what} (last: {v}); console: {:#?}", self.try_browser_log());
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     fn wait_for_css(&self, css: &str, timeout: Duration) -> Result<Element, String> {
         let deadline = Instant::now() + timeout;
         let mut polls = 0u32;

@@ -694,6 +694,33 @@ fn copy_text(text: &str) -> bool {
     }
 }
 
+/// One checkbox per load level or case; unticking one drops its index
+/// from `field` of the shrink (None again when all are ticked).
+fn choice_boxes(st: StudyState, labels: Vec<String>, testid: &'static str, field: fn(&mut Shrink) -> &mut Option<Vec<usize>>) -> impl IntoView {
+    let n = labels.len();
+    let kept = field(&mut st.shrink.get_untracked()).clone();
+    labels
+        .into_iter()
+        .enumerate()
+        .map(|(i, label)| {
+            let on = kept.as_ref().is_none_or(|k| k.contains(&i));
+            view! {
+                <label class="chk"><input type="checkbox" data-testid=testid data-index=i prop:checked=on
+                    on:change=move |ev| {
+                        let checked = event_target_checked(&ev);
+                        st.shrink.update(|s| {
+                            let slot = field(s);
+                            let mut k = slot.clone().unwrap_or_else(|| (0..n).collect());
+                            k.retain(|&x| x != i);
+                            if checked { k.push(i); k.sort(); }
+                            *slot = (k.len() != n).then_some(k);
+                        });
+                    } />{label}</label>
+            }
+        })
+        .collect_view()
+}
+
 /// The study page. `on_open` receives a cell's run scenario (the app opens
 /// it in the lecture view).
 #[component]
@@ -718,46 +745,8 @@ pub fn StudyPage(on_open: Callback<String>) -> impl IntoView {
             return view! { <span></span> }.into_any();
         };
         let sh = st.shrink.get_untracked();
-        let load_boxes = loads
-            .into_iter()
-            .enumerate()
-            .map(|(i, l)| {
-                let on = sh.loads.as_ref().is_none_or(|k| k.contains(&i));
-                view! {
-                    <label class="chk"><input type="checkbox" data-testid="load-choice" data-index=i prop:checked=on
-                        on:change=move |ev| {
-                            let checked = event_target_checked(&ev);
-                            let n = choice().map_or(0, |c| c.1.len());
-                            st.shrink.update(|s| {
-                                let mut k = s.loads.clone().unwrap_or_else(|| (0..n).collect());
-                                k.retain(|&x| x != i);
-                                if checked { k.push(i); k.sort(); }
-                                s.loads = (k.len() != n).then_some(k);
-                            });
-                        } />{l}</label>
-                }
-            })
-            .collect_view();
-        let case_boxes = cases
-            .into_iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let on = sh.cases.as_ref().is_none_or(|k| k.contains(&i));
-                view! {
-                    <label class="chk"><input type="checkbox" data-testid="case-choice" data-index=i prop:checked=on
-                        on:change=move |ev| {
-                            let checked = event_target_checked(&ev);
-                            let n = choice().map_or(0, |c| c.2.len());
-                            st.shrink.update(|s| {
-                                let mut k = s.cases.clone().unwrap_or_else(|| (0..n).collect());
-                                k.retain(|&x| x != i);
-                                if checked { k.push(i); k.sort(); }
-                                s.cases = (k.len() != n).then_some(k);
-                            });
-                        } />{c}</label>
-                }
-            })
-            .collect_view();
+        let load_boxes = choice_boxes(st, loads, "load-choice", |s| &mut s.loads);
+        let case_boxes = choice_boxes(st, cases, "case-choice", |s| &mut s.cases);
         view! {
             <div class="shrink">
                 <label>"seeds " <input type="number" min="1" max=nseeds data-testid="study-seeds" prop:value=sh.seeds.unwrap_or(nseeds).to_string()
