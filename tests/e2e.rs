@@ -514,11 +514,11 @@ fn lecture_view_in_headless_chromium() {
     );
 
     // Budgets (generous: the machine is shared; perf.json has the numbers).
-    // 2.5 MB: the comparison and study pages (their Leptos views, the
-    // study planner, the plots) took the page from 1.26 MB to 2.3 MB.
+    // Issue 3's budget. The UI crates are built for size (Cargo.toml:
+    // profile.release.package), the engine for speed.
     assert!(
-        wasm_bytes <= 2_500_000,
-        ".wasm is {wasm_bytes} bytes > 2.5 MB"
+        wasm_bytes <= 1_500_000,
+        ".wasm is {wasm_bytes} bytes > 1.5 MB"
     );
     assert!(
         n_events > 1_000_000,
