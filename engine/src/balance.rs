@@ -313,26 +313,34 @@ impl Sched {
         group.first() == cpu
     }
 
+    /// One CPU's share of a group's statistics, the loop body that
+    /// `update_sg_lb_stats()` and `update_sg_wakeup_stats()` (fair.c, v6.18)
+    /// have in common: load, utilisation, runnable, task counts, idleness.
+    /// An idle CPU's blocked averages are brought up to date first.
+    fn add_cpu_stats(&mut self, s: &mut GroupStats, i: u32) {
+        if self.rqs[i as usize].curr == NIL {
+            self.update_blocked_averages(i);
+        }
+        let rq = &self.rqs[i as usize];
+        s.group_load += self.cpu_load(i);
+        s.group_util += self.cpu_util_cfs(i);
+        s.group_runnable += self.cpu_runnable(i);
+        s.sum_h_nr_running += self.cfs_rqs[rq.cfs as usize].h_nr_queued;
+        s.sum_nr_running += rq.nr_running;
+        if rq.nr_running == 0 && self.available_idle_cpu(i) {
+            s.idle_cpus += 1;
+        }
+    }
+
     /// Mirrors `update_sg_lb_stats()` (fair.c, v6.18) for one group.
     fn update_sg_lb_stats(&mut self, env: &Env, group: u32, sg_overloaded: &mut bool) -> GroupStats {
         let topo = self.topo.clone();
         let span = &topo.spans[group as usize];
         let mut s = GroupStats::default();
         for i in span.iter() {
-            if self.rqs[i as usize].curr == NIL {
-                self.update_blocked_averages(i);
-            }
-            let rq = &self.rqs[i as usize];
-            s.group_load += self.cpu_load(i);
-            s.group_util += self.cpu_util_cfs(i);
-            s.group_runnable += self.cpu_runnable(i);
-            s.sum_h_nr_running += self.cfs_rqs[rq.cfs as usize].h_nr_queued;
-            s.sum_nr_running += rq.nr_running;
-            if rq.nr_running > 1 {
+            self.add_cpu_stats(&mut s, i);
+            if self.rqs[i as usize].nr_running > 1 {
                 *sg_overloaded = true;
-            }
-            if rq.nr_running == 0 && self.available_idle_cpu(i) {
-                s.idle_cpus += 1;
             }
         }
         s.group_capacity = SCHED_CAPACITY_SCALE * span.weight() as u64;
@@ -756,18 +764,7 @@ impl Sched {
         let affinity = self.tasks[p as usize].affinity.clone();
         let mut s = GroupStats::default();
         for i in span.iter().filter(|&i| affinity.test(i)) {
-            if self.rqs[i as usize].curr == NIL {
-                self.update_blocked_averages(i);
-            }
-            let rq = &self.rqs[i as usize];
-            s.group_load += self.cpu_load(i);
-            s.group_util += self.cpu_util_cfs(i);
-            s.group_runnable += self.cpu_runnable(i);
-            s.sum_h_nr_running += self.cfs_rqs[rq.cfs as usize].h_nr_queued;
-            s.sum_nr_running += rq.nr_running;
-            if rq.nr_running == 0 && self.available_idle_cpu(i) {
-                s.idle_cpus += 1;
-            }
+            self.add_cpu_stats(&mut s, i);
         }
         s.group_capacity = SCHED_CAPACITY_SCALE * span.weight() as u64;
         s.group_weight = span.weight();

@@ -213,26 +213,18 @@ fn machine_svg(
     scale: f64,
 ) -> impl IntoView {
     let cell = g.cell;
-    let boxes = g
-        .sockets
-        .iter()
-        .map(|(x, y, w, h, l)| {
-            view! {
-                <rect x=*x y=*y width=*w height=*h rx=6.0 class="socket-box" />
-                <text x=x + 6.0 y=y + 12.0 class="box-label">{l.clone()}</text>
-            }
-        })
-        .collect_view();
-    let llcs = g
-        .llcs
-        .iter()
-        .map(|(x, y, w, h, l)| {
-            view! {
-                <rect x=*x y=*y width=*w height=*h rx=5.0 class="llc-box" />
-                <text x=x + 6.0 y=y + 12.0 class="box-label">{l.clone()}</text>
-            }
-        })
-        .collect_view();
+    let labelled = |list: &[(f64, f64, f64, f64, String)], rx: f64, class: &'static str| {
+        list.iter()
+            .map(|(x, y, w, h, l)| {
+                view! {
+                    <rect x=*x y=*y width=*w height=*h rx=rx class=class />
+                    <text x=x + 6.0 y=y + 12.0 class="box-label">{l.clone()}</text>
+                }
+            })
+            .collect_view()
+    };
+    let boxes = labelled(&g.sockets, 6.0, "socket-box");
+    let llcs = labelled(&g.llcs, 5.0, "llc-box");
     let cores = g
         .cores
         .iter()
