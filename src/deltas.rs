@@ -4,8 +4,8 @@
 //! wakeup-placement counters. The numbers are the engine's `RunResult`s;
 //! this only averages them over the seeds.
 
-use schedlab_engine::compare::mean_std;
-use schedlab_engine::results::RunResult;
+use schedlab_engine::lab::compare::mean_std;
+use schedlab_engine::lab::results::RunResult;
 
 /// One figure under both configurations.
 #[derive(Clone, Debug, PartialEq)]
@@ -149,7 +149,7 @@ pub fn table(runs: &[(RunResult, RunResult)], seeds: Vec<u64>) -> DeltaTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use schedlab_engine::compare::{compare, ConfigSpec};
+    use schedlab_engine::lab::compare::{compare, ConfigSpec};
     use schedlab_engine::{from_text, LogMode};
 
     const SC: &str = "[sim]\nduration = \"100ms\"\nseed = 4\n[[task]]\nname = \"hog\"\nprogram = \"run\"\n\

@@ -1,7 +1,7 @@
 //! Formatting numbers for the views (no scheduler math: the engine gives
 //! the numbers, these only turn them into text).
 
-use schedlab_engine::weight::sdiff;
+use schedlab_engine::kernel::sched::weight::sdiff;
 
 /// Nanoseconds as milliseconds with three decimals, e.g. "12.345 ms".
 pub fn ms(ns: u64) -> String {

@@ -206,12 +206,12 @@ mod tests {
 
     #[test]
     fn compare_and_study_presets_are_complete() {
-        use schedlab_engine::compare::ConfigSpec;
+        use schedlab_engine::lab::compare::ConfigSpec;
         // One comparison preset per patch of the registry, plus EEVDF vs CFS.
-        for patch in schedlab_engine::patches::PATCHES {
+        for patch in schedlab_engine::kernel::patches::PATCHES {
             assert!(
                 COMPARE_PRESETS.iter().any(|p| {
-                    let sc = schedlab_engine::scenario::parse(p.text).unwrap();
+                    let sc = schedlab_engine::lab::scenario::parse(p.text).unwrap();
                     let st = sc.study.expect("a [study] table");
                     st.compare.iter().any(|c| {
                         ConfigSpec::parse(&c.name)
@@ -229,7 +229,7 @@ mod tests {
                 .map(|s| s.split_whitespace().count())
                 .sum();
             assert!(words >= 40, "{}: {words} words", p.id);
-            let st = schedlab_engine::scenario::parse(p.text)
+            let st = schedlab_engine::lab::scenario::parse(p.text)
                 .unwrap()
                 .study
                 .unwrap();
@@ -241,7 +241,7 @@ mod tests {
             .count();
         assert_eq!(STUDY_PRESETS.len(), files);
         for p in STUDY_PRESETS {
-            let st = schedlab_engine::study::Study::new(p.text)
+            let st = schedlab_engine::lab::study::Study::new(p.text)
                 .unwrap_or_else(|e| panic!("{}: {e}", p.id));
             assert!(!st.runs.is_empty());
             assert!(p.label.starts_with(&format!("seed {}", &p.id[5..8])));

@@ -13,16 +13,16 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use schedlab_engine::explain::{explain_event, Explanation};
-use schedlab_engine::group::TaskGroup;
-use schedlab_engine::features::Feature;
-use schedlab_engine::player::{Direction, LagSample, Player, Scanned};
-use schedlab_engine::rbtree::NIL;
-use schedlab_engine::scenario::ScenarioError;
-use schedlab_engine::select::{Placed, ScanEnd};
-use schedlab_engine::snapshot::CpuView;
-use schedlab_engine::topology::CpuInfo;
-use schedlab_engine::trace::{PickReason, Record};
+use schedlab_engine::lab::explain::{explain_event, Explanation};
+use schedlab_engine::kernel::sched::group::TaskGroup;
+use schedlab_engine::kernel::sched::features::Feature;
+use schedlab_engine::lab::player::{Direction, LagSample, Player, Scanned};
+use schedlab_engine::kernel::lib::rbtree::NIL;
+use schedlab_engine::lab::scenario::ScenarioError;
+use schedlab_engine::kernel::sched::select::{Placed, ScanEnd};
+use schedlab_engine::lab::snapshot::CpuView;
+use schedlab_engine::kernel::sched::topology::CpuInfo;
+use schedlab_engine::lab::trace::{PickReason, Record};
 use schedlab_engine::Overrides;
 
 use crate::perf;
@@ -816,7 +816,7 @@ fn frame_of(lab: &mut Lab, pinned: Option<u32>, follow: bool, path: &[u32]) -> F
 /// A setup for a bare machine (tests of the views' geometry).
 #[cfg(test)]
 pub(crate) fn setup_for(preset: &str) -> Setup {
-    let t = schedlab_engine::topology::Topology::preset(preset).expect("topology preset");
+    let t = schedlab_engine::kernel::sched::topology::Topology::preset(preset).expect("topology preset");
     Setup {
         gen: 1,
         text: String::new(),

@@ -8,7 +8,7 @@
 //! `RunValue` (`{"kind":"done",…}`) or an error (`{"kind":"failed",…}`).
 //! [`handle`] is the whole worker side, so it is tested natively.
 
-use schedlab_engine::study::{RunValue, Study};
+use schedlab_engine::lab::study::{RunValue, Study};
 use serde::{Deserialize, Serialize};
 
 /// A message to the worker.

@@ -11,7 +11,7 @@ use schedlab_app::presets;
 use schedlab_app::state::{use_ctx, Ctx, Jump};
 use schedlab_app::views::*;
 use schedlab_app::{App, LabProvider};
-use schedlab_engine::player::Direction;
+use schedlab_engine::lab::player::Direction;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 

@@ -4,10 +4,10 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use schedlab_app::presets::{self, explanation, PRESETS};
-use schedlab_engine::player::Player;
-use schedlab_engine::results::RunResult;
-use schedlab_engine::select::{Placed, ScanEnd};
-use schedlab_engine::trace::{Record, Verdict};
+use schedlab_engine::lab::player::Player;
+use schedlab_engine::lab::results::RunResult;
+use schedlab_engine::kernel::sched::select::{Placed, ScanEnd};
+use schedlab_engine::lab::trace::{Record, Verdict};
 use schedlab_engine::{from_text, LogMode, Overrides};
 
 fn text(id: &str) -> &'static str {
@@ -31,7 +31,7 @@ fn run(id: &str, ov: &Overrides) -> (RunResult, Vec<Record>) {
     (sim.results(&cfg.kernel), records)
 }
 
-fn task<'a>(r: &'a RunResult, name: &str) -> &'a schedlab_engine::results::TaskResult {
+fn task<'a>(r: &'a RunResult, name: &str) -> &'a schedlab_engine::lab::results::TaskResult {
     r.tasks
         .iter()
         .find(|t| t.name == name)
@@ -260,9 +260,9 @@ fn xeon_preset_is_about_a_million_events() {
 /// comparison page with nothing to see).
 #[test]
 fn every_comparison_preset_diverges() {
-    use schedlab_engine::compare::{first_divergence, ConfigSpec};
+    use schedlab_engine::lab::compare::{first_divergence, ConfigSpec};
     for p in presets::COMPARE_PRESETS {
-        let st = schedlab_engine::scenario::parse(p.text).unwrap().study.unwrap();
+        let st = schedlab_engine::lab::scenario::parse(p.text).unwrap().study.unwrap();
         let runs: Vec<_> = [&st.base, &st.compare[0]]
             .iter()
             .map(|c| {
@@ -320,7 +320,7 @@ fn the_explainer_names_the_reweight_variant() {
             .iter()
             .find(|e| matches!(e.record, Record::Reweight { .. }))
             .expect("a reweight");
-        schedlab_engine::explain::explain(&sim, &entry)
+        schedlab_engine::lab::explain::explain(&sim, &entry)
     };
     let old = sentence(&Overrides::default());
     assert!(old.starts_with("[web]'s entity on CPU "), "{old}");

@@ -1,48 +1,35 @@
 //! schedlab-engine: a deterministic simulation of the Linux fair scheduler
-//! (EEVDF, v6.6 – v6.18) in the kernel's own units and integer arithmetic.
+//! (CFS v5.15, EEVDF v6.6 – v6.18) in the kernel's own units and integer
+//! arithmetic.
 //!
-//! Data flow: scenario text → [`scenario::parse`] → [`build::build`] (kernel
-//! preset, flags, tunables, tasks) → [`sim::Simulation`] (discrete events,
-//! seeded) → event log ([`trace`]), [`snapshot::Snapshot`]s and
-//! [`results::RunResult`].
+//! The crate has two halves:
+//!
+//! - [`kernel`]: the mirror of the kernel. [`kernel::sched`] follows
+//!   kernel/sched/ file by file (`core.c`, `fair.c` with its EEVDF pick,
+//!   PELT, wake-up placement and load balancing, `topology.c`,
+//!   `features.h`, the kernel presets and the patch registry);
+//!   [`kernel::lib`] holds lib/rbtree.c and the cpumask helpers;
+//!   [`kernel::chan`] the pipe, socket and futex wake paths. Each function
+//!   that mirrors a kernel function names it and the kernel version.
+//! - [`lab`]: the laboratory around it: the discrete-event loop
+//!   ([`lab::sim`]), task programs and workload macros, the scenario
+//!   format, the event log the mirror writes to ([`lab::trace`]), and what
+//!   is made of runs (snapshots, timelines, explanations, results,
+//!   comparisons, studies, the viewer's player).
+//!
+//! The mirror imports nothing of the laboratory but [`lab::trace`], the
+//! event log and statistics it records into.
+//!
+//! Data flow: scenario text → [`lab::scenario::parse`] → [`lab::build::build`]
+//! (kernel preset, flags, tunables, tasks) → [`lab::sim::Simulation`]
+//! (discrete events, seeded) → event log ([`lab::trace`]),
+//! [`lab::snapshot::Snapshot`]s and [`lab::results::RunResult`].
 
-pub mod balance;
-pub mod build;
-pub mod cfs;
-pub mod cfs_rq;
-pub mod chan;
-pub mod compare;
-pub mod cpumask;
-pub mod entity;
-pub mod explain;
-pub mod fair;
-pub mod features;
-pub mod group;
-pub mod hist;
 pub mod kernel;
-pub mod load_avg;
-pub mod patches;
-pub mod pelt;
-pub mod pick;
-pub mod player;
-pub mod program;
-pub mod rbtree;
-pub mod results;
-pub mod rng;
-pub mod scenario;
-pub mod select;
-pub mod sched;
-pub mod sim;
-pub mod snapshot;
-pub mod study;
-pub mod timeline;
-pub mod topology;
-pub mod trace;
-pub mod weight;
-pub mod workload;
+pub mod lab;
 
-pub use build::{build, from_text, Config, Overrides};
-pub use sim::{LogMode, Simulation};
+pub use lab::build::{build, from_text, Config, Overrides};
+pub use lab::sim::{LogMode, Simulation};
 
 #[cfg(test)]
 mod tests;

@@ -39,9 +39,9 @@ fn study_table_matches_the_recorded_one() {
 /// The CLI spreads a study over threads; the table must not depend on it.
 #[test]
 fn a_threaded_study_equals_a_sequential_one() {
-    let mut a = schedlab_engine::study::Study::new(common::STUDY).unwrap();
+    let mut a = schedlab_engine::lab::study::Study::new(common::STUDY).unwrap();
     a.run_all(2).unwrap();
-    let mut b = schedlab_engine::study::Study::new(common::STUDY).unwrap();
+    let mut b = schedlab_engine::lab::study::Study::new(common::STUDY).unwrap();
     while let Some(r) = b.run_next() {
         r.unwrap();
     }

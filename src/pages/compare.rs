@@ -12,11 +12,11 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use leptos::prelude::*;
-use schedlab_engine::compare::{first_divergence, ConfigSpec};
-use schedlab_engine::explain::Explanation;
-use schedlab_engine::features::PRESET_NAMES;
-use schedlab_engine::patches::PATCHES;
-use schedlab_engine::results::RunResult;
+use schedlab_engine::lab::compare::{first_divergence, ConfigSpec};
+use schedlab_engine::lab::explain::Explanation;
+use schedlab_engine::kernel::sched::features::PRESET_NAMES;
+use schedlab_engine::kernel::patches::PATCHES;
+use schedlab_engine::lab::results::RunResult;
 use schedlab_engine::{from_text, LogMode, Overrides, Simulation};
 
 use crate::deltas::{self, DeltaTable, Figure};
@@ -107,7 +107,7 @@ struct DeltaJob {
 /// The configurations of a comparison scenario's `[study]` table (base,
 /// first compare), if it has one.
 pub fn study_configs(text: &str) -> Option<(String, String)> {
-    let st = schedlab_engine::scenario::parse(text).ok()?.study?;
+    let st = schedlab_engine::lab::scenario::parse(text).ok()?.study?;
     Some((st.base.name, st.compare.first()?.name.clone()))
 }
 
@@ -335,7 +335,7 @@ impl Cmp {
     pub fn apply(&self) {
         let text = self.editor.get_untracked();
         let t = self.time();
-        if let Err(e) = schedlab_engine::scenario::parse(&text) {
+        if let Err(e) = schedlab_engine::lab::scenario::parse(&text) {
             self.scenario_error.set(Some(e.to_string()));
             return;
         }
@@ -409,7 +409,7 @@ impl Cmp {
             // the viewer's event limit: no difference in what was computed.
             Some(d) if truncated && (d.base.is_none() || d.patch.is_none()) => Divergence::Identical { records: d.index, truncated },
             Some(d) => {
-                let side = |p: Ctx, e: Option<schedlab_engine::trace::Entry>| {
+                let side = |p: Ctx, e: Option<schedlab_engine::lab::trace::Entry>| {
                     e.map(|e| Side {
                         event: e.event,
                         time: e.time,
@@ -440,7 +440,7 @@ impl Cmp {
         let text = self.text.get_untracked();
         let specs = [0, 1].map(|i| spec(&self.config[i].get_untracked()));
         let n = self.runs.get_untracked().clamp(1, 1000) as u64;
-        let seed0 = match schedlab_engine::scenario::parse(&text) {
+        let seed0 = match schedlab_engine::lab::scenario::parse(&text) {
             Ok(sc) => sc.sim.seed,
             Err(e) => {
                 self.deltas.set(Deltas::Failed(e.to_string()));

@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use schedlab_engine::scenario::{self, Param, StudySpec};
-use schedlab_engine::study::{RunKey, Study, Table, CDF_QUANTILES};
+use schedlab_engine::lab::scenario::{self, Param, StudySpec};
+use schedlab_engine::lab::study::{RunKey, Study, Table, CDF_QUANTILES};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -368,7 +368,7 @@ impl StudyState {
         }
     }
 
-    fn record(&self, index: usize, value: schedlab_engine::study::RunValue) {
+    fn record(&self, index: usize, value: schedlab_engine::lab::study::RunValue) {
         let out = self.with_inner(|i| {
             let s = i.study.as_mut()?;
             if index >= s.runs.len() || s.values[index].is_some() {
@@ -553,7 +553,7 @@ fn ResultTable(on_open: Callback<(usize, usize)>) -> impl IntoView {
 /// Means over the seeds run so far, per (row, config): value, std, switch
 /// rate, and the CDF averaged quantile by quantile.
 fn aggregates(s: &Study, row: usize, config: usize) -> Option<(f64, f64, f64, Vec<f64>)> {
-    let vals: Vec<&schedlab_engine::study::RunValue> = s
+    let vals: Vec<&schedlab_engine::lab::study::RunValue> = s
         .runs
         .iter()
         .zip(&s.values)
@@ -564,7 +564,7 @@ fn aggregates(s: &Study, row: usize, config: usize) -> Option<(f64, f64, f64, Ve
         return None;
     }
     let xs: Vec<f64> = vals.iter().map(|v| v.value).collect();
-    let (m, sd) = schedlab_engine::compare::mean_std(&xs);
+    let (m, sd) = schedlab_engine::lab::compare::mean_std(&xs);
     let sw = vals.iter().map(|v| v.switches_per_sec).sum::<f64>() / vals.len() as f64;
     let cdf = (0..CDF_QUANTILES.len())
         .map(|q| vals.iter().map(|v| v.wakeup_cdf.get(q).copied().unwrap_or(0) as f64).sum::<f64>() / vals.len() as f64)

@@ -4,7 +4,7 @@
 //! rewind).
 
 use leptos::prelude::*;
-use schedlab_engine::player::Direction;
+use schedlab_engine::lab::player::Direction;
 
 use crate::fmt;
 use crate::state::{use_ctx, Jump};

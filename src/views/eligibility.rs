@@ -4,7 +4,7 @@
 //! the engine says) are filled; the others are hatched.
 
 use leptos::prelude::*;
-use schedlab_engine::snapshot::CpuView;
+use schedlab_engine::lab::snapshot::CpuView;
 
 use crate::fmt;
 use crate::state::use_ctx;

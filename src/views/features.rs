@@ -3,7 +3,7 @@
 //! "X on vs off" is one click.
 
 use leptos::prelude::*;
-use schedlab_engine::features::PRESET_NAMES;
+use schedlab_engine::kernel::sched::features::PRESET_NAMES;
 
 use crate::state::use_ctx;
 

@@ -3,8 +3,8 @@
 //! sparkline of each task's lag over the last events.
 
 use leptos::prelude::*;
-use schedlab_engine::player::LagSample;
-use schedlab_engine::snapshot::CpuView;
+use schedlab_engine::lab::player::LagSample;
+use schedlab_engine::lab::snapshot::CpuView;
 
 use crate::fmt;
 use crate::state::use_ctx;

@@ -15,7 +15,7 @@ use std::rc::Rc;
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use schedlab_engine::timeline::{Arrow, ArrowKind, MarkItem, MarkKind, Span, Window};
+use schedlab_engine::lab::timeline::{Arrow, ArrowKind, MarkItem, MarkKind, Span, Window};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::CanvasRenderingContext2d;
 

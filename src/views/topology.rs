@@ -6,8 +6,8 @@
 //! stopped. Click a CPU to show its run queue.
 
 use leptos::prelude::*;
-use schedlab_engine::explain::{placed_label, scan_end_label, seen_label};
-use schedlab_engine::select::Seen;
+use schedlab_engine::lab::explain::{placed_label, scan_end_label, seen_label};
+use schedlab_engine::kernel::sched::select::Seen;
 
 use crate::fmt;
 use crate::state::{use_ctx, CpuState, PlacementInfo, Setup};

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use leptos::prelude::*;
-use schedlab_engine::snapshot::{CpuView, TreeNode};
+use schedlab_engine::lab::snapshot::{CpuView, TreeNode};
 
 use crate::fmt;
 use crate::state::{use_ctx, Ctx, PickInfo};

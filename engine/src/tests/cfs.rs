@@ -1,10 +1,10 @@
 //! CFS (v5.15) oracles, computed by hand.
 
 use super::{queue, MS};
-use crate::build::{from_text, Overrides};
-use crate::sim::LogMode;
+use crate::lab::build::{from_text, Overrides};
+use crate::lab::sim::LogMode;
 
-fn cfs_sched() -> crate::sched::Sched {
+fn cfs_sched() -> crate::kernel::sched::core::Sched {
     super::sched("5.15", &[])
 }
 
@@ -39,7 +39,7 @@ fn wakeup_preempt_entity_boundary_is_wakeup_gran() {
     assert_eq!(s.wakeup_preempt_entity(curr, w), -1);
     // A light wakee (nice 5, weight 335) needs a bigger lead: wakeup_gran =
     // calc_delta_fair(1 ms) = 3 056 716 ns.
-    s.ents[w as usize].load = crate::weight::LoadWeight::for_task(5, false);
+    s.ents[w as usize].load = crate::kernel::sched::weight::LoadWeight::for_task(5, false);
     s.ents[w as usize].vruntime = 10 * MS - 3_056_716;
     assert_eq!(s.wakeup_preempt_entity(curr, w), 0);
     s.ents[w as usize].vruntime -= 1;
@@ -52,10 +52,10 @@ fn wakeup_preempt_entity_boundary_is_wakeup_gran() {
 #[test]
 fn sleeper_gets_half_a_latency_of_credit() {
     for (gentle, credit) in [(true, 3 * MS), (false, 6 * MS)] {
-        let mut s = super::sched("5.15", &[(crate::features::Feature::GENTLE_FAIR_SLEEPERS, gentle)]);
+        let mut s = super::sched("5.15", &[(crate::kernel::sched::features::Feature::GENTLE_FAIR_SLEEPERS, gentle)]);
         queue(&mut s, 1024, 50 * MS, 0);
         s.cfs_rqs[0].min_vruntime = 50 * MS;
-        let t = s.add_task(super::one_cpu(), 0, crate::sched::Policy::Normal, None);
+        let t = s.add_task(super::one_cpu(), 0, crate::kernel::sched::core::Policy::Normal, None);
         let se = s.tasks[t as usize].se;
         s.ents[se as usize].vruntime = 10 * MS;
         s.cfs_place_entity(0, se, false);

@@ -1,8 +1,8 @@
 //! Channel, wake/wait and call/reply semantics, run through whole
 //! simulations built from scenario text.
 
-use crate::sim::{LogMode, Simulation};
-use crate::trace::Record;
+use crate::lab::sim::{LogMode, Simulation};
+use crate::lab::trace::Record;
 use crate::{from_text, Overrides};
 
 const US: u64 = 1_000;
@@ -104,7 +104,7 @@ fn ping_pong_round_trips_are_counted_and_cost_what_the_model_says() {
     let cpu_a = sim.task_cpu_time(a);
     let cpu_b = sim.task_cpu_time(b);
     assert_eq!(sim.now(), cpu_a + cpu_b);
-    let switches_in = records(&sim).iter().filter(|(_, r)| matches!(r, Record::Switch { next, .. } if *next != crate::rbtree::NIL)).count() as u64;
+    let switches_in = records(&sim).iter().filter(|(_, r)| matches!(r, Record::Switch { next, .. } if *next != crate::kernel::lib::rbtree::NIL)).count() as u64;
     assert!(switches_in >= 2000, "at least two switches per round trip, got {switches_in}");
     assert_eq!(sim.now(), 2 * 1000 * 700 + switches_in * 1_000);
     let w = &sim.results("6.18").workloads[0];
@@ -117,7 +117,7 @@ fn ping_pong_round_trips_are_counted_and_cost_what_the_model_says() {
 fn threads_of_one_process_switch_for_less() {
     // The same ping-pong as threads: each switch costs 0.6 µs.
     let sim = run("[sim]\nkernel = \"6.18\"\n[topology]\npreset = \"1cpu\"\n[[workload]]\nkind = \"pipe-test\"\nloops = 1000\nmode = \"threads\"\njitter = 0\n");
-    let switches = records(&sim).iter().filter(|(_, r)| matches!(r, Record::Switch { prev, next, .. } if *next != crate::rbtree::NIL && *prev != crate::rbtree::NIL)).count() as u64;
+    let switches = records(&sim).iter().filter(|(_, r)| matches!(r, Record::Switch { prev, next, .. } if *next != crate::kernel::lib::rbtree::NIL && *prev != crate::kernel::lib::rbtree::NIL)).count() as u64;
     // The first switch comes from idle (a full switch); the rest are
     // thread to thread.
     assert_eq!(sim.now(), 2 * 1000 * 700 + 1_000 + switches * 600);

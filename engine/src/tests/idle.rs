@@ -1,7 +1,7 @@
 //! Waking an idle CPU costs its idle state's exit latency.
 
-use crate::sim::LogMode;
-use crate::trace::Record;
+use crate::lab::sim::LogMode;
+use crate::lab::trace::Record;
 use crate::{from_text, Overrides};
 
 /// The wakeup latencies (ns) of a task on the i7-4790 that sleeps `sleep`

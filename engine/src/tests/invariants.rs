@@ -4,14 +4,14 @@
 //! deadline on a non-empty queue. Also: the v6.8 fast path changes cost, not
 //! outcome; checkpoints rewind exactly.
 
-use crate::build::{from_text, Overrides};
-use crate::features::{Feature, PRESET_NAMES};
-use crate::rbtree::NIL;
-use crate::rng::Rng;
-use crate::sched::{Sched, TaskState};
-use crate::sim::{LogMode, Simulation};
-use crate::trace::Record;
-use crate::weight::{before, sdiff};
+use crate::lab::build::{from_text, Overrides};
+use crate::kernel::sched::features::{Feature, PRESET_NAMES};
+use crate::kernel::lib::rbtree::NIL;
+use crate::lab::rng::Rng;
+use crate::kernel::sched::core::{Sched, TaskState};
+use crate::lab::sim::{LogMode, Simulation};
+use crate::lab::trace::Record;
+use crate::kernel::sched::weight::{before, sdiff};
 
 fn pick<'a, T>(r: &mut Rng, xs: &'a [T]) -> &'a T {
     &xs[r.uniform(0, xs.len() as u64 - 1) as usize]
@@ -205,7 +205,7 @@ pub(crate) fn check(sim: &Simulation) -> Result<(), String> {
 }
 
 fn coverage_kind(r: &Record) -> &'static str {
-    use crate::trace::{Cause, Verdict};
+    use crate::lab::trace::{Cause, Verdict};
     match r {
         Record::Fork { .. } => "fork",
         Record::Wakeup { delayed: false, .. } => "wakeup",
@@ -228,8 +228,8 @@ fn coverage_kind(r: &Record) -> &'static str {
         Record::Exit { .. } => "exit",
         Record::Tick { .. } => "tick",
         Record::Livelock { .. } => "livelock",
-        Record::Placement { how: crate::select::Placed::Pinned, .. } => "placement-pinned",
-        Record::Placement { end: crate::select::ScanEnd::Found, .. } => "placement-scan-found",
+        Record::Placement { how: crate::kernel::sched::select::Placed::Pinned, .. } => "placement-pinned",
+        Record::Placement { end: crate::kernel::sched::select::ScanEnd::Found, .. } => "placement-scan-found",
         Record::Placement { .. } => "placement",
         Record::Migrate { .. } => "migrate",
         Record::Chan { blocked: true, .. } => "chan-blocked",
@@ -354,7 +354,7 @@ fn decisions(sim: &Simulation) -> Vec<(u64, Record)> {
             let mut r = e.record;
             match r {
                 Record::Pick { ref mut reason, ref mut path_start, ref mut path_len, .. } => {
-                    *reason = crate::trace::PickReason::HeapSearch;
+                    *reason = crate::lab::trace::PickReason::HeapSearch;
                     *path_start = 0;
                     *path_len = 0;
                 }

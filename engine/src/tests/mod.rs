@@ -8,10 +8,10 @@ mod invariants;
 mod patches;
 mod oracles;
 
-use crate::features::{Feature, Features, PRESET_NAMES};
-use crate::kernel::{self, Scaling, Tunables};
-use crate::sched::{Policy, Sched};
-use crate::weight::LoadWeight;
+use crate::kernel::sched::features::{Feature, Features, PRESET_NAMES};
+use crate::kernel::sched::presets::{self, Scaling, Tunables};
+use crate::kernel::sched::core::{Policy, Sched};
+use crate::kernel::sched::weight::LoadWeight;
 
 pub(crate) const MS: u64 = 1_000_000;
 
@@ -23,8 +23,8 @@ pub(crate) fn sched(preset: &str, overrides: &[(Feature, bool)]) -> Sched {
     for &(flag, on) in overrides {
         f.set(flag, on);
     }
-    let p = kernel::preset(preset).unwrap();
-    let topo = std::rc::Rc::new(crate::topology::Topology::preset("1cpu").unwrap());
+    let p = presets::preset(preset).unwrap();
+    let topo = std::rc::Rc::new(crate::kernel::sched::topology::Topology::preset("1cpu").unwrap());
     let mut s = Sched::new(topo, f, Tunables::new(250, p.base_slice_normalized, Scaling::Log, 1, None));
     s.cfs_rqs[0].min_vruntime = 0;
     s
@@ -37,7 +37,7 @@ pub(crate) fn queue(s: &mut Sched, weight: u64, vruntime: u64, deadline: u64) ->
     let t = s.add_task(one_cpu(), 0, Policy::Normal, None);
     let se = s.tasks[t as usize].se;
     let e = &mut s.ents[se as usize];
-    e.load = LoadWeight::with_weight(crate::weight::scale_load(weight));
+    e.load = LoadWeight::with_weight(crate::kernel::sched::weight::scale_load(weight));
     e.vruntime = vruntime;
     e.deadline = deadline;
     e.on_rq = true;
@@ -51,6 +51,6 @@ pub(crate) fn queue(s: &mut Sched, weight: u64, vruntime: u64, deadline: u64) ->
 }
 
 /// The affinity of a task on the one-CPU test machine.
-pub(crate) fn one_cpu() -> std::rc::Rc<crate::cpumask::CpuMask> {
-    std::rc::Rc::new(crate::cpumask::CpuMask::full(1))
+pub(crate) fn one_cpu() -> std::rc::Rc<crate::kernel::lib::cpumask::CpuMask> {
+    std::rc::Rc::new(crate::kernel::lib::cpumask::CpuMask::full(1))
 }

@@ -1,10 +1,10 @@
 //! Kernel-derived expected values, each computed by hand in the comments.
 
 use super::{queue, sched, MS};
-use crate::build::{from_text, Overrides};
-use crate::features::Feature::*;
-use crate::sim::LogMode;
-use crate::weight::{scale_load, LoadWeight};
+use crate::lab::build::{from_text, Overrides};
+use crate::kernel::sched::features::Feature::*;
+use crate::lab::sim::LogMode;
+use crate::kernel::sched::weight::{scale_load, LoadWeight};
 
 /// place_entity() with PLACE_LAG, W = 2048 (two nice-0 entities at
 /// v = 10 ms, so V = 10 ms), joining entity w = 1024 with stored lag 1 ms:
@@ -18,7 +18,7 @@ fn place_lag_preserves_lag_through_insertion() {
     queue(&mut s, 1024, 10 * MS, 11 * MS);
     queue(&mut s, 1024, 10 * MS, 11 * MS);
     assert_eq!(s.avg_vruntime(0), 10 * MS);
-    let t = s.add_task(super::one_cpu(), 0, crate::sched::Policy::Normal, None);
+    let t = s.add_task(super::one_cpu(), 0, crate::kernel::sched::core::Policy::Normal, None);
     let se = s.tasks[t as usize].se;
     s.ents[se as usize].vlag = MS as i64;
     s.place_entity(0, se, 0);
@@ -34,7 +34,7 @@ fn place_lag_preserves_lag_through_insertion() {
 fn no_place_lag_places_at_v() {
     let mut s = sched("6.18", &[(PLACE_LAG, false)]);
     queue(&mut s, 1024, 10 * MS, 11 * MS);
-    let t = s.add_task(super::one_cpu(), 0, crate::sched::Policy::Normal, None);
+    let t = s.add_task(super::one_cpu(), 0, crate::kernel::sched::core::Policy::Normal, None);
     let se = s.tasks[t as usize].se;
     s.ents[se as usize].vlag = MS as i64;
     s.place_entity(0, se, 0);
@@ -49,7 +49,7 @@ struct Reweight {
     d: u64,
 }
 
-fn reweight(preset: &str, flags: &[(crate::features::Feature, bool)]) -> Reweight {
+fn reweight(preset: &str, flags: &[(crate::kernel::sched::features::Feature, bool)]) -> Reweight {
     let mut s = sched(preset, flags);
     let e = queue(&mut s, 1024, 98 * MS, 101 * MS);
     queue(&mut s, 1024, 102 * MS, 110 * MS);

@@ -1,12 +1,12 @@
 //! Each patch of the seed threads changes what it claims to change, on a
 //! small scenario where it must matter.
 
-use crate::build::{from_text, Overrides};
-use crate::compare::{first_divergence, ConfigSpec};
-use crate::rbtree::NIL;
-use crate::results::RunResult;
-use crate::sim::{LogMode, Simulation};
-use crate::trace::{Cause, Record};
+use crate::lab::build::{from_text, Overrides};
+use crate::lab::compare::{first_divergence, ConfigSpec};
+use crate::kernel::lib::rbtree::NIL;
+use crate::lab::results::RunResult;
+use crate::lab::sim::{LogMode, Simulation};
+use crate::lab::trace::{Cause, Record};
 
 fn run(text: &str, config: &str, mode: LogMode) -> Simulation {
     let spec = ConfigSpec::parse(config).unwrap();
@@ -61,7 +61,7 @@ fn deadline_tree_bounds_the_walk() {
 #[test]
 fn pick_stats_flag() {
     let sim = run("[[task]]\nname = \"t\"\ncount = 3\nprogram = \"run\"\n", "6.18+pick-stats", LogMode::HashOnly);
-    assert!(sim.sched().feat.has(crate::features::Feature::PICK_STATS));
+    assert!(sim.sched().feat.has(crate::kernel::sched::features::Feature::PICK_STATS));
     assert!(sim.results("").pick.picks > 0);
 }
 
@@ -100,7 +100,7 @@ fn sis_filter_skips_overloaded_cpus() {
             .filter(|e| e.time > 100_000_000)
             .map(|e| match e.record {
                 Record::Placement { scan_start, scan_len, .. } => {
-                    sim.log.paths[scan_start as usize..scan_start as usize + scan_len as usize].iter().filter(|&&v| v >> 2 < 50 && v & 3 != crate::select::Seen::BusyCore as u32).count()
+                    sim.log.paths[scan_start as usize..scan_start as usize + scan_len as usize].iter().filter(|&&v| v >> 2 < 50 && v & 3 != crate::kernel::sched::select::Seen::BusyCore as u32).count()
                 }
                 _ => 0,
             })

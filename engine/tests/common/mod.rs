@@ -3,7 +3,7 @@
 //! every target. The expected hashes are in `data/determinism.hashes`,
 //! written by the host (`SCHEDLAB_BLESS=1 cargo test --test determinism`).
 
-use schedlab_engine::features::PRESET_NAMES;
+use schedlab_engine::kernel::sched::features::PRESET_NAMES;
 use schedlab_engine::{from_text, LogMode, Overrides};
 
 pub const CASES: &[(&str, &str)] = &[
@@ -23,7 +23,7 @@ pub const STUDY_GOLDEN: &str = include_str!("../data/study.table");
 /// The study's table and every run's log hash, run one at a time (as the
 /// web worker does).
 pub fn study_table() -> String {
-    let mut study = schedlab_engine::study::Study::new(STUDY).unwrap();
+    let mut study = schedlab_engine::lab::study::Study::new(STUDY).unwrap();
     while let Some(r) = study.run_next() {
         r.unwrap();
     }

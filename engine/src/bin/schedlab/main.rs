@@ -4,9 +4,9 @@ mod validate;
 
 use std::process::ExitCode;
 
-use schedlab_engine::features::Feature;
-use schedlab_engine::kernel;
-use schedlab_engine::scenario::parse_duration;
+use schedlab_engine::kernel::sched::features::Feature;
+use schedlab_engine::kernel::sched::presets;
+use schedlab_engine::lab::scenario::parse_duration;
 use schedlab_engine::{from_text, LogMode, Overrides};
 
 const USAGE: &str = "\
@@ -128,7 +128,7 @@ fn cmd_run(args: &[String]) -> Result<String, String> {
         "kernel {}  seed {}  simulated {}  events {}  log hash {}\n",
         res.kernel,
         res.seed,
-        schedlab_engine::scenario::format_duration(res.sim_time_ns),
+        schedlab_engine::lab::scenario::format_duration(res.sim_time_ns),
         res.events,
         res.log_hash
     );
@@ -141,7 +141,7 @@ fn cmd_run(args: &[String]) -> Result<String, String> {
         out += &format!(
             "{:<16} {:>12} {:>6.2}% {:>8} {:>8} {:>10} {:>10} {:>10}\n",
             t.name,
-            schedlab_engine::scenario::format_duration(t.cpu_time_ns),
+            schedlab_engine::lab::scenario::format_duration(t.cpu_time_ns),
             t.share * 100.0,
             t.nr_voluntary_switches,
             t.nr_involuntary_switches,
@@ -232,14 +232,14 @@ fn only_path(cmd: &str, args: &[String]) -> Result<String, String> {
 fn cmd_expand(args: &[String]) -> Result<String, String> {
     let path = only_path("expand", args)?;
     let text = read_scenario(&path)?;
-    let sc = schedlab_engine::scenario::parse(&text).map_err(|e| format!("{path}: {e}"))?;
-    let cfg = schedlab_engine::build::config(&sc, &Overrides::default()).map_err(|e| format!("{path}: {e}"))?;
-    let (tasks, channels, measures) = schedlab_engine::workload::expand_all(&sc, cfg.cpus).map_err(|e| format!("{path}: {e}"))?;
-    Ok(schedlab_engine::workload::to_toml(&tasks, &channels, &measures))
+    let sc = schedlab_engine::lab::scenario::parse(&text).map_err(|e| format!("{path}: {e}"))?;
+    let cfg = schedlab_engine::lab::build::config(&sc, &Overrides::default()).map_err(|e| format!("{path}: {e}"))?;
+    let (tasks, channels, measures) = schedlab_engine::lab::workload::expand_all(&sc, cfg.cpus).map_err(|e| format!("{path}: {e}"))?;
+    Ok(schedlab_engine::lab::workload::to_toml(&tasks, &channels, &measures))
 }
 
 fn cmd_study(args: &[String]) -> Result<String, String> {
-    use schedlab_engine::study::Study;
+    use schedlab_engine::lab::study::Study;
     let (mut path, mut json, mut sorted, mut runs, mut threads) = (None, false, false, None, None);
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -267,7 +267,7 @@ fn cmd_study(args: &[String]) -> Result<String, String> {
     let mut text = read_scenario(&path)?;
     if let Some(n) = runs {
         // `--runs N` replaces the study's seeds with 1..=N.
-        let mut sc = schedlab_engine::scenario::parse(&text).map_err(|e| format!("{path}: {e}"))?;
+        let mut sc = schedlab_engine::lab::scenario::parse(&text).map_err(|e| format!("{path}: {e}"))?;
         if let Some(st) = &mut sc.study {
             st.seeds = (1..=n).collect();
         }
@@ -278,7 +278,7 @@ fn cmd_study(args: &[String]) -> Result<String, String> {
     finish_study(&mut study, threads, json, sorted)
 }
 
-fn finish_study(study: &mut schedlab_engine::study::Study, threads: Option<usize>, json: bool, sorted: bool) -> Result<String, String> {
+fn finish_study(study: &mut schedlab_engine::lab::study::Study, threads: Option<usize>, json: bool, sorted: bool) -> Result<String, String> {
     let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     study.run_all(threads)?;
     let table = study.table();
@@ -294,7 +294,7 @@ fn finish_study(study: &mut schedlab_engine::study::Study, threads: Option<usize
 }
 
 fn cmd_explain(args: &[String]) -> Result<String, String> {
-    use schedlab_engine::player::Player;
+    use schedlab_engine::lab::player::Player;
     let (mut path, mut n) = (None, 40u64);
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -316,8 +316,8 @@ fn cmd_explain(args: &[String]) -> Result<String, String> {
             break;
         }
         let k = p.event();
-        let ex = schedlab_engine::explain::explain_event(p.sim(), p.log(), &p.entries(k));
-        out += &format!("#{k} {}: {}\n", schedlab_engine::scenario::format_duration(p.time()), ex.headline);
+        let ex = schedlab_engine::lab::explain::explain_event(p.sim(), p.log(), &p.entries(k));
+        out += &format!("#{k} {}: {}\n", schedlab_engine::lab::scenario::format_duration(p.time()), ex.headline);
         for l in &ex.lines {
             out += &format!("    {l}\n");
         }
@@ -327,9 +327,9 @@ fn cmd_explain(args: &[String]) -> Result<String, String> {
 
 fn cmd_workloads() -> String {
     let mut out = String::new();
-    for k in schedlab_engine::workload::KINDS {
+    for k in schedlab_engine::lab::workload::KINDS {
         out += &format!("{}\n  {}\n", k.name, k.about);
-        for p in k.params.iter().chain(schedlab_engine::workload::COMMON) {
+        for p in k.params.iter().chain(schedlab_engine::lab::workload::COMMON) {
             out += &format!("  {:<16} {:<28} {}\n", p.name, format!("(default {})", p.default), p.about);
         }
         out += "\n";
@@ -339,7 +339,7 @@ fn cmd_workloads() -> String {
 
 fn cmd_patches() -> String {
     let mut out = String::new();
-    for p in schedlab_engine::patches::PATCHES {
+    for p in schedlab_engine::kernel::patches::PATCHES {
         let flags: Vec<String> = p.flags.iter().map(|(f, on)| format!("{}{}", if *on { "" } else { "NO_" }, f.name())).collect();
         let mut changes = flags.join(" ");
         if let Some(b) = p.base_slice_normalized {
@@ -351,7 +351,7 @@ fn cmd_patches() -> String {
 }
 
 fn cmd_compare(args: &[String]) -> Result<String, String> {
-    use schedlab_engine::compare::{compare, ConfigSpec};
+    use schedlab_engine::lab::compare::{compare, ConfigSpec};
     let (mut path, mut base, mut patch, mut runs, mut json) = (None, None, None, 1u32, false);
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -413,7 +413,7 @@ fn parse_feature(s: &str) -> Result<(String, bool), String> {
 
 fn cmd_presets() -> String {
     let mut out = String::new();
-    for p in kernel::presets() {
+    for p in presets::presets() {
         out += &format!("{}\n  {}\n  source: {}\n  base_slice (normalized): {} ns\n  features:", p.name, p.summary, p.source, p.base_slice_normalized);
         for f in Feature::ALL {
             let on = p.features.has(*f);
@@ -429,7 +429,7 @@ fn cmd_features() -> String {
     for f in Feature::ALL {
         let d = f.defaults();
         let defaults: Vec<String> =
-            schedlab_engine::features::PRESET_NAMES.iter().zip(d).map(|(p, on)| format!("{p}:{}", if on { "on" } else { "off" })).collect();
+            schedlab_engine::kernel::sched::features::PRESET_NAMES.iter().zip(d).map(|(p, on)| format!("{p}:{}", if on { "on" } else { "off" })).collect();
         out += &format!("{}  [{}]\n  origin: {}\n  {}\n\n", f.name(), defaults.join(" "), f.origin(), f.doc().replace('\n', "\n  "));
     }
     out

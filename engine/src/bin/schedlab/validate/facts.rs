@@ -186,7 +186,7 @@ fn release(host: &Host) -> (Fact<String>, Fact<&'static str>) {
         return (Fact::missing("/proc/sys/kernel/osrelease not readable"), Fact::missing("unknown kernel version"));
     };
     let r = r.trim().to_string();
-    let presets = schedlab_engine::features::PRESET_NAMES;
+    let presets = schedlab_engine::kernel::sched::features::PRESET_NAMES;
     let preset = match procfs::parse_release(&r).map(|v| procfs::preset_for(v, &presets)) {
         Some(Ok(p)) => Fact::found(p, format!("nearest preset for {r}")),
         Some(Err(e)) => Fact::missing(e),

@@ -13,7 +13,7 @@
 //! is pending, 2 the task waits (or is about to). `wake T` sets T's word to
 //! 1 and, if it was 2, `FUTEX_WAKE`s one waiter; `wait` turns 1 into 0 and
 //! returns at once, else sets 2 and `FUTEX_WAIT`s — the model's semantics
-//! (engine/src/chan.rs): a wake to a task not waiting is remembered once.
+//! (engine/src/kernel/chan.rs): a wake to a task not waiting is remembered once.
 //!
 //! **Wake-up latency** is measured in the threads. A sender reads
 //! CLOCK_MONOTONIC just before each `write()` and stores it in the channel
@@ -45,7 +45,7 @@
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
-use schedlab_engine::hist::Hist;
+use schedlab_engine::lab::trace::hist::Hist;
 
 use super::plan::{self, ChannelPlan, PIPE_BYTES};
 use super::sys;

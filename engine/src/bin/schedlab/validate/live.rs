@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use schedlab_engine::features::Feature;
-use schedlab_engine::kernel::{self, Scaling};
-use schedlab_engine::scenario::{CpuList, Scenario};
+use schedlab_engine::kernel::sched::features::Feature;
+use schedlab_engine::kernel::sched::presets::{self, Scaling};
+use schedlab_engine::lab::scenario::{CpuList, Scenario};
 
 use super::facts::{self, Facts, Host};
 use super::measure::{self, TaskMeasure};
@@ -64,8 +64,8 @@ fn tuning<'a>(f: &Facts, preset: &'a str, notes: &mut Vec<String>) -> Tuning<'a>
         250
     });
     let base_slice_ns = f.base_slice_ns.value.unwrap_or_else(|| {
-        let p = kernel::preset(preset).map_or(750_000, |p| p.base_slice_normalized);
-        let v = p * kernel::sysctl_factor(Scaling::Log, f.online_cpus.len() as u32);
+        let p = presets::preset(preset).map_or(750_000, |p| p.base_slice_normalized);
+        let v = p * presets::sysctl_factor(Scaling::Log, f.online_cpus.len() as u32);
         notes.push(format!("the base slice could not be read; the model assumes the preset's {p} ns × the log factor for {} CPUs = {v} ns", f.online_cpus.len()));
         v
     });
@@ -74,7 +74,7 @@ fn tuning<'a>(f: &Facts, preset: &'a str, notes: &mut Vec<String>) -> Tuning<'a>
 
 /// Flags the kernel runs with (debugfs) that differ from the preset's.
 fn feature_notes(f: &Facts, preset: &str, notes: &mut Vec<String>) {
-    let (Some(text), Some(p)) = (f.sched_features.value.as_deref(), kernel::preset(preset)) else { return };
+    let (Some(text), Some(p)) = (f.sched_features.value.as_deref(), presets::preset(preset)) else { return };
     for (name, on) in procfs::parse_features(text) {
         if let Some(feat) = Feature::from_name(name).filter(|&x| p.features.has(x) != on) {
             notes.push(format!("the kernel runs with {}{name}, preset {preset} with {}{}", if on { "" } else { "NO_" }, if on { "NO_" } else { "" }, feat.name()));
@@ -193,7 +193,7 @@ fn real_runs(plan: &Plan, cfg: &RealConfig, opts: &Options) -> Result<RealRuns, 
     let (mut runs, mut discarded) = (Vec::new(), Vec::new());
     while runs.len() < opts.reps as usize {
         let r = runs.len();
-        eprint!("\rschedlab validate: rep {}/{} ({})   ", r + 1, opts.reps, schedlab_engine::scenario::format_duration(plan.duration_ns));
+        eprint!("\rschedlab validate: rep {}/{} ({})   ", r + 1, opts.reps, schedlab_engine::lab::scenario::format_duration(plan.duration_ns));
         let seed = plan.scenario.sim.seed.wrapping_add(r as u64);
         let run = real::run_rep(plan, cfg, seed).inspect_err(|_| eprintln!())?;
         let spoiled = judge(r, cfg.cpu, &run.disturbance);

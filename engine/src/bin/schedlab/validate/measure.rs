@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use schedlab_engine::hist::{Hist, Percentiles};
-use schedlab_engine::results::TaskResult;
+use schedlab_engine::lab::trace::hist::{Hist, Percentiles};
+use schedlab_engine::lab::results::TaskResult;
 
 use super::plan::{self, Plan, Tuning};
 
@@ -72,7 +72,7 @@ pub fn run_model(plan: &Plan, tuning: Tuning, reps: u32) -> Result<Vec<Vec<TaskM
 #[cfg(test)]
 mod tests {
     use super::*;
-    use schedlab_engine::scenario::parse;
+    use schedlab_engine::lab::scenario::parse;
 
     /// The model side of the validation test: nice 0 vs nice 5 on one CPU,
     /// tuned like a 2-CPU HZ=250 6.18 machine, shares CPU time 1024 : 335.

@@ -40,7 +40,7 @@ mod tests;
 
 use serde::Serialize;
 
-use schedlab_engine::scenario::{format_duration, parse_duration, CpuList};
+use schedlab_engine::lab::scenario::{format_duration, parse_duration, CpuList};
 
 use facts::Facts;
 use measure::TaskMeasure;
@@ -184,7 +184,7 @@ pub fn cmd(args: &[String]) -> Result<String, String> {
     } else {
         std::fs::read_to_string(&opts.path).map_err(|e| format!("{}: {e}", opts.path))?
     };
-    let sc = schedlab_engine::scenario::parse(&text).map_err(|e| format!("{}: {e}", opts.path))?;
+    let sc = schedlab_engine::lab::scenario::parse(&text).map_err(|e| format!("{}: {e}", opts.path))?;
     let report = run(sc, &opts)?;
     if opts.json {
         return serde_json::to_string_pretty(&report).map(|s| s + "\n").map_err(|e| e.to_string());
@@ -193,12 +193,12 @@ pub fn cmd(args: &[String]) -> Result<String, String> {
 }
 
 #[cfg(target_os = "linux")]
-fn run(sc: schedlab_engine::scenario::Scenario, opts: &Options) -> Result<Report, String> {
+fn run(sc: schedlab_engine::lab::scenario::Scenario, opts: &Options) -> Result<Report, String> {
     live::validate(sc, opts)
 }
 
 #[cfg(not(target_os = "linux"))]
-fn run(_: schedlab_engine::scenario::Scenario, _: &Options) -> Result<Report, String> {
+fn run(_: schedlab_engine::lab::scenario::Scenario, _: &Options) -> Result<Report, String> {
     Err("validate runs the scenario as real threads and reads /proc: it needs Linux".into())
 }
 

@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-use schedlab_engine::program::Program;
-use schedlab_engine::scenario::{ChannelSpec, CpuList, Named, Policy, Pos, Scenario, StmtKind, Stmt, TaskSpec, Topology, DEFAULT_CHANNEL_CAPACITY};
+use schedlab_engine::lab::program::Program;
+use schedlab_engine::lab::scenario::{ChannelSpec, CpuList, Named, Policy, Pos, Scenario, StmtKind, Stmt, TaskSpec, Topology, DEFAULT_CHANNEL_CAPACITY};
 
 /// Runs longer than this need `--duration`.
 pub const DEFAULT_MAX_DURATION_NS: u64 = 10_000_000_000;
@@ -178,7 +178,7 @@ struct Resolver<'a> {
     tasks: Vec<String>,
 }
 
-impl schedlab_engine::program::Names for Resolver<'_> {
+impl schedlab_engine::lab::program::Names for Resolver<'_> {
     fn channel(&mut self, name: &str) -> u32 {
         if let Some(i) = self.chans.iter().position(|(n, _)| n == name) {
             return i as u32;
@@ -241,7 +241,7 @@ fn expand(mut sc: Scenario) -> Result<(Scenario, usize), String> {
     if sc.workloads.is_empty() {
         return Ok((sc, written));
     }
-    let (tasks, channels, _) = schedlab_engine::workload::expand_all(&sc, 1).map_err(|e| e.to_string())?;
+    let (tasks, channels, _) = schedlab_engine::lab::workload::expand_all(&sc, 1).map_err(|e| e.to_string())?;
     sc.tasks = tasks;
     sc.channels = channels;
     sc.workloads.clear();
@@ -360,7 +360,7 @@ pub fn model_scenario(plan: &Plan, tuning: Tuning, seed: u64) -> Scenario {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use schedlab_engine::scenario::parse;
+    use schedlab_engine::lab::scenario::parse;
 
     const NICE: &str = "[sim]\nduration = \"2s\"\n[[task]]\nname = \"a\"\naffinity = \"1\"\nprogram = \"run\"\n\
                         [[task]]\nname = \"b\"\nnice = 5\ncount = 2\naffinity = \"1\"\nprogram = \"loop { sleep 10ms; run 1ms }\"\n";
@@ -421,11 +421,11 @@ mod tests {
 
     #[test]
     fn channels_are_numbered_like_the_model_and_sized() {
-        use schedlab_engine::program::Instr;
+        use schedlab_engine::lab::program::Instr;
         let p = try_plan(PING_PONG).unwrap();
         let want = [ChannelPlan { name: "ab".into(), capacity: 1, msg_bytes: 4096 }, ChannelPlan { name: "ba".into(), capacity: 1024, msg_bytes: 4 }];
         assert_eq!(p.channels, want);
-        assert_eq!(p.instances[1].program.code[1..], [Instr::Recv { ch: 0, n: 1 }, Instr::Run(schedlab_engine::scenario::Dur::Fixed(5000)), Instr::Send { ch: 1, n: 2 }, Instr::Wake { task: 3 }, Instr::EndLoop { start: 0 }]);
+        assert_eq!(p.instances[1].program.code[1..], [Instr::Recv { ch: 0, n: 1 }, Instr::Run(schedlab_engine::lab::scenario::Dur::Fixed(5000)), Instr::Send { ch: 1, n: 2 }, Instr::Wake { task: 3 }, Instr::EndLoop { start: 0 }]);
         assert!(p.notes.iter().any(|n| n.contains("ab (1 × 4096 B), ba (1024 × 4 B)")), "{:?}", p.notes);
         assert!(p.notes.iter().any(|n| n.contains("threads of one process")), "{:?}", p.notes);
         let one_process = PING_PONG.replace("affinity = \"0\"\n", "affinity = \"0\"\nprocess = \"pp\"\n");

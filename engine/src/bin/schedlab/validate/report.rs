@@ -225,7 +225,7 @@ pub fn table(rows: &[Row]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use schedlab_engine::hist::Percentiles;
+    use schedlab_engine::lab::trace::hist::Percentiles;
 
     fn task(name: &str, cpu_ms: u64, invol: u64, lat_us: u64) -> TaskMeasure {
         TaskMeasure {

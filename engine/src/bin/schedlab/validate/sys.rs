@@ -6,7 +6,7 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use schedlab_engine::scenario::Policy;
+use schedlab_engine::lab::scenario::Policy;
 
 fn check(ret: libc::c_int) -> io::Result<()> {
     if ret == -1 {

@@ -13,7 +13,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use schedlab_engine::scenario::parse;
+use schedlab_engine::lab::scenario::parse;
 
 use super::live;
 use super::plan;

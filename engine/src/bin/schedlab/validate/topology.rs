@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use schedlab_engine::scenario::CpuList;
+use schedlab_engine::lab::scenario::CpuList;
 
 /// One online CPU as sysfs describes it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -196,7 +196,7 @@ mod tests {
         let shape = t.shape().unwrap();
         assert_eq!(shape, Shape { sockets: 2, llcs_per_socket: 2, cores_per_llc: 2, threads_per_core: 2 });
         assert_eq!(shape.cpus(), 16);
-        let sc = schedlab_engine::scenario::parse(&shape.to_toml()).unwrap();
+        let sc = schedlab_engine::lab::scenario::parse(&shape.to_toml()).unwrap();
         assert_eq!(sc.topology.threads_per_core.map(|t| t.0), Some(2));
     }
 

@@ -11,11 +11,11 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 
-use schedlab_engine::hist::Hist;
-use schedlab_engine::program::{Action, Cursor, Program};
-use schedlab_engine::rng::Rng;
-use schedlab_engine::scenario::Policy;
-use schedlab_engine::sim::STATEMENT_BUDGET;
+use schedlab_engine::lab::trace::hist::Hist;
+use schedlab_engine::lab::program::{Action, Cursor, Program};
+use schedlab_engine::lab::rng::Rng;
+use schedlab_engine::lab::scenario::Policy;
+use schedlab_engine::lab::sim::STATEMENT_BUDGET;
 
 use super::ipc::{Io, Ipc};
 use super::sys::{self, Wake};

@@ -1,0 +1,167 @@
+//! Channels, wake/wait and call/reply: how tasks in a scenario wake each
+//! other, the way pipes, sockets and futexes do.
+//!
+//! A channel holds up to `capacity` messages. `send CH N` puts N messages
+//! in, blocking while the channel is full; `recv CH N` takes N out,
+//! blocking while it is empty. Waiters are woken in the order they blocked,
+//! one per message moved, with a sync wakeup (WF_SYNC, as pipe_write() and
+//! the unix socket paths do). As in pipe_read()/pipe_write() (v6.18), a
+//! reader that leaves messages behind wakes the next blocked reader, and a
+//! writer that leaves room wakes the next blocked writer, so no waiter
+//! sleeps while it could proceed.
+//!
+//! `wake T` / `wait` behave like a futex word per task (schbench's
+//! fpost()/fwait()): `wake` sets the word and wakes T if it waits; `wait`
+//! returns at once if the word is set (clearing it), else blocks. A wake
+//! to a task that is not waiting is remembered once, not counted.
+//!
+//! `call T` puts the caller on T's request list, wakes T and waits;
+//! `reply` wakes every task on the list, in order (schbench's
+//! msg_and_wait() and xlist_wake_all()). These wakes carry no WF_SYNC.
+
+use std::collections::VecDeque;
+
+use crate::kernel::sched::fair::WF_SYNC;
+use crate::kernel::sched::core::{Sched, TaskState};
+use crate::lab::trace::Record;
+
+/// One channel.
+#[derive(Clone, Debug)]
+pub struct Channel {
+    pub capacity: u64,
+    /// Messages in the channel.
+    pub count: u64,
+    /// Tasks blocked in `recv` / `send`, first come first woken.
+    pub receivers: VecDeque<u32>,
+    pub senders: VecDeque<u32>,
+    /// Messages moved in total (for tests and statistics).
+    pub sent: u64,
+    pub received: u64,
+}
+
+impl Channel {
+    pub fn new(capacity: u64) -> Channel {
+        Channel { capacity, count: 0, receivers: VecDeque::new(), senders: VecDeque::new(), sent: 0, received: 0 }
+    }
+}
+
+/// The outcome of a channel operation for the task doing it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Io {
+    /// Done: all messages moved.
+    Done,
+    /// Blocked with this many messages still to move.
+    Blocked(u32),
+}
+
+impl Sched {
+    /// The task running on `cpu` (the waker) wakes `p` from a wait.
+    fn wake_waiter(&mut self, p: u32, cpu: u32, flags: u32) {
+        if self.tasks[p as usize].state == TaskState::Sleeping {
+            self.try_to_wake_up(p, flags, cpu);
+        }
+    }
+
+    /// Wakes up to `n` tasks from the front of a wait queue of `ch`.
+    fn wake_queue(&mut self, ch: u32, receivers: bool, n: u64, cpu: u32) {
+        for _ in 0..n {
+            let c = &mut self.chans[ch as usize];
+            let q = if receivers { &mut c.receivers } else { &mut c.senders };
+            let Some(p) = q.pop_front() else { break };
+            self.wake_waiter(p, cpu, WF_SYNC);
+        }
+    }
+
+    /// `send`: puts up to `n` messages into channel `ch`; wakes one blocked
+    /// receiver per message put, and the next blocked sender if room is
+    /// left.
+    pub fn chan_send(&mut self, task: u32, ch: u32, n: u32) -> Io {
+        self.chan_move(task, ch, n, true)
+    }
+
+    /// `recv`: takes up to `n` messages out of channel `ch`; wakes one
+    /// blocked sender per message taken, and the next blocked receiver if
+    /// messages are left.
+    pub fn chan_recv(&mut self, task: u32, ch: u32, n: u32) -> Io {
+        self.chan_move(task, ch, n, false)
+    }
+
+    /// Both directions: move what fits, queue the task for the rest, wake
+    /// the other side (one per message) and the next on this side.
+    fn chan_move(&mut self, task: u32, ch: u32, n: u32, send: bool) -> Io {
+        let cpu = self.tasks[task as usize].cpu;
+        let c = &mut self.chans[ch as usize];
+        let moved = if send { c.capacity - c.count } else { c.count }.min(n as u64);
+        if send {
+            c.count += moved;
+            c.sent += moved;
+        } else {
+            c.count -= moved;
+            c.received += moved;
+        }
+        let left = n - moved as u32;
+        let this_side_can_go_on = if send { c.count < c.capacity } else { c.count > 0 };
+        if left > 0 {
+            if send { &mut c.senders } else { &mut c.receivers }.push_back(task);
+        }
+        self.trace(Record::Chan { task, ch, send, n: moved as u32, blocked: left > 0 });
+        // A sender wakes receivers (true), a receiver wakes senders.
+        self.wake_queue(ch, send, moved, cpu);
+        if this_side_can_go_on {
+            self.wake_queue(ch, !send, 1, cpu);
+        }
+        if left > 0 {
+            Io::Blocked(left)
+        } else {
+            Io::Done
+        }
+    }
+
+    /// `wake`: sets `target`'s wake word and wakes it if it waits.
+    pub fn task_wake(&mut self, task: u32, target: u32) {
+        let cpu = self.tasks[task as usize].cpu;
+        let t = &mut self.tasks[target as usize];
+        let woke = t.waiting;
+        self.trace(Record::Signal { task, target, woke });
+        let t = &mut self.tasks[target as usize];
+        if woke {
+            t.waiting = false;
+            self.wake_waiter(target, cpu, 0);
+        } else {
+            t.wake_pending = true;
+        }
+    }
+
+    /// `wait`: clears a pending wake, or blocks until woken. Returns true
+    /// if the task must block.
+    pub fn task_wait(&mut self, task: u32) -> bool {
+        let t = &mut self.tasks[task as usize];
+        let block = !t.wake_pending;
+        if block {
+            t.waiting = true;
+        } else {
+            t.wake_pending = false;
+        }
+        self.trace(Record::Wait { task, blocked: block });
+        block
+    }
+
+    /// `call`: joins `target`'s request list, wakes it, and waits for the
+    /// reply. Returns true if the task must block.
+    pub fn task_call(&mut self, task: u32, target: u32) -> bool {
+        self.tasks[target as usize].requests.push(task);
+        self.task_wake(task, target);
+        self.task_wait(task)
+    }
+
+    /// `reply`: wakes every task on this task's request list, in order.
+    pub fn task_reply(&mut self, task: u32) {
+        let mut list = std::mem::take(&mut self.tasks[task as usize].requests);
+        for &caller in &list {
+            self.task_wake(task, caller);
+        }
+        // Hand the (now empty) buffer back so the list never reallocates.
+        list.clear();
+        self.tasks[task as usize].requests = list;
+    }
+}

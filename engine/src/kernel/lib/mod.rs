@@ -1,0 +1,4 @@
+//! lib/ and include/linux/ data structures the scheduler is built on.
+
+pub mod cpumask;
+pub mod rbtree;

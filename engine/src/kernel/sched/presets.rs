@@ -1,0 +1,188 @@
+//! Kernel presets: a kernel version is a set of feature flags plus tunables.
+
+use crate::kernel::sched::features::{Features, PRESET_NAMES};
+
+/// `sysctl_sched_tunable_scaling` (fair.c): how tunables grow with CPUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scaling {
+    /// SCHED_TUNABLESCALING_NONE: factor 1.
+    None,
+    /// SCHED_TUNABLESCALING_LOG (the default): factor 1 + ilog2(cpus).
+    Log,
+    /// SCHED_TUNABLESCALING_LINEAR: factor = cpus.
+    Linear,
+}
+
+/// A kernel preset: its name, default flags and tunables.
+#[derive(Clone, Debug)]
+pub struct Preset {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub source: &'static str,
+    pub features: Features,
+    /// `normalized_sysctl_sched_base_slice` (ns, before CPU scaling).
+    pub base_slice_normalized: u64,
+}
+
+/// Every preset: what it models and which source tree it was read from.
+pub fn presets() -> Vec<Preset> {
+    PRESET_NAMES
+        .iter()
+        .enumerate()
+        .map(|(i, &name)| {
+            let (summary, source, base) = match name {
+                "5.15" => (
+                    "CFS: vruntime-ordered pick with next/last/skip buddies, sched_latency/min_granularity slices, check_preempt_tick(), GENTLE_FAIR_SLEEPERS and START_DEBIT placement, SIS_PROP",
+                    "v5.15.0 source (features.h of 5.15)",
+                    750_000,
+                ),
+                "6.6" => (
+                    "EEVDF as first merged: tree sorted by vruntime with min_deadline, no custom slices, no delayed dequeue, reweight without lag preservation (v6.6.0)",
+                    "v6.6 (features.h of 6.6.9; reweight_entity() before eab03c23c2a1)",
+                    750_000,
+                ),
+                "6.12" => (
+                    "deadline-sorted tree with O(1) leftmost pick, custom slices, PREEMPT_SHORT, DELAY_DEQUEUE, PLACE_REL_DEADLINE",
+                    "v6.12.0 source",
+                    750_000,
+                ),
+                _ => (
+                    "v6.18: vprot slice protection, PICK_BUDDY, reweight via place_entity(), 0.70 ms base slice, yield forfeits vruntime (6.18.y backport)",
+                    "v6.18.2 source",
+                    700_000,
+                ),
+            };
+            Preset { name, summary, source, features: Features::preset(i), base_slice_normalized: base }
+        })
+        .collect()
+}
+
+/// Looks a preset up by name ("6.6", "6.12", "6.18").
+pub fn preset(name: &str) -> Option<Preset> {
+    presets().into_iter().find(|p| p.name == name)
+}
+
+/// The tunables a simulation runs with, derived from a preset, the CPU count
+/// and scenario overrides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tunables {
+    pub hz: u32,
+    /// `TICK_NSEC` = (NSEC_PER_SEC + HZ/2) / HZ.
+    pub tick_nsec: u64,
+    /// `normalized_sysctl_sched_base_slice`.
+    pub base_slice_normalized: u64,
+    /// `sysctl_sched_base_slice` = normalized × factor.
+    pub base_slice: u64,
+    pub scaling: Scaling,
+    /// `sysctl_sched_migration_cost` (0.5 ms).
+    pub migration_cost: u64,
+    /// CFS: `sysctl_sched_latency` (6 ms), `sysctl_sched_min_granularity`
+    /// (0.75 ms) and `sysctl_sched_wakeup_granularity` (1 ms), each ×
+    /// factor; `sched_nr_latency` = 8.
+    pub latency: u64,
+    pub min_granularity: u64,
+    pub wakeup_granularity: u64,
+    pub nr_latency: u64,
+    /// Costs, in CPU time, charged so placement matters (schedlab's own
+    /// model, not kernel tunables): a context switch (charged to the task
+    /// switched in), the first run after a migration (cache refill), and
+    /// each CPU select_idle_cpu() or a balance pass looks at (charged to
+    /// the waker, or the balancing CPU's idle time).
+    pub cost_context_switch: u64,
+    /// A switch between threads of one process (no mm switch).
+    pub cost_thread_switch: u64,
+    pub cost_migration: u64,
+    pub cost_scan: u64,
+    /// A fixed idle-exit latency for every wakeup of an idle CPU (None: the
+    /// topology's idle states decide; Some(0): none).
+    pub idle_exit: Option<u64>,
+}
+
+/// Default costs: a context switch ≈ 1 µs (lmbench lat_ctx on recent x86;
+/// 0.6 µs between threads of one process), a cache-cold restart ≈ 10 µs,
+/// probing one CPU's run queue ≈ 50 ns.
+pub const DEFAULT_COSTS: [u64; 3] = [1_000, 10_000, 50];
+
+impl Tunables {
+    /// Mirrors `update_sysctl()`/`sched_init_granularity()` (fair.c, v6.18):
+    /// scale the normalized base slice by `get_update_sysctl_factor()`.
+    /// `base_slice_override` is a value written to debugfs `base_slice_ns`,
+    /// which the kernel takes as is (and re-derives the normalized value from).
+    pub fn new(hz: u32, base_slice_normalized: u64, scaling: Scaling, cpus: u32, base_slice_override: Option<u64>) -> Tunables {
+        let factor = sysctl_factor(scaling, cpus);
+        let (normalized, base) = match base_slice_override {
+            Some(v) => (v / factor, v),
+            None => (base_slice_normalized, base_slice_normalized * factor),
+        };
+        Tunables {
+            hz,
+            tick_nsec: tick_nsec(hz),
+            base_slice_normalized: normalized,
+            base_slice: base,
+            scaling,
+            migration_cost: 500_000,
+            latency: 6_000_000 * factor,
+            min_granularity: 750_000 * factor,
+            wakeup_granularity: 1_000_000 * factor,
+            nr_latency: 8,
+            cost_context_switch: DEFAULT_COSTS[0],
+            cost_thread_switch: DEFAULT_COSTS[0] * 6 / 10,
+            cost_migration: DEFAULT_COSTS[1],
+            cost_scan: DEFAULT_COSTS[2],
+            idle_exit: None,
+        }
+    }
+}
+
+/// `TICK_NSEC` (include/linux/jiffies.h): the tick period rounded to the
+/// nearest ns (4 000 000 at HZ=250, 3 333 333 at HZ=300).
+pub fn tick_nsec(hz: u32) -> u64 {
+    (1_000_000_000 + hz as u64 / 2) / hz as u64
+}
+
+/// Mirrors `get_update_sysctl_factor()` (fair.c, v6.18): CPUs beyond 8 do
+/// not scale further.
+pub fn sysctl_factor(scaling: Scaling, online_cpus: u32) -> u64 {
+    let cpus = online_cpus.clamp(1, 8) as u64;
+    match scaling {
+        Scaling::None => 1,
+        Scaling::Linear => cpus,
+        Scaling::Log => 1 + cpus.ilog2() as u64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reference §2.4: default factors 1 CPU → 1, 2–3 → 2, 4–7 → 3, ≥8 → 4;
+    /// base slice 0.75/1.5/2.25/3.0 ms before v6.15 and 0.70/1.40/2.10/2.80
+    /// ms after.
+    #[test]
+    fn base_slice_scales_with_cpus() {
+        let cases = [(1, 1), (2, 2), (3, 2), (4, 3), (7, 3), (8, 4), (224, 4)];
+        for (cpus, factor) in cases {
+            assert_eq!(sysctl_factor(Scaling::Log, cpus), factor, "{cpus} cpus");
+        }
+        let t = Tunables::new(250, 750_000, Scaling::Log, 4, None);
+        assert_eq!(t.base_slice, 2_250_000);
+        let t = Tunables::new(250, preset("6.18").unwrap().base_slice_normalized, Scaling::Log, 96, None);
+        assert_eq!(t.base_slice, 2_800_000);
+        assert_eq!(Tunables::new(1000, 750_000, Scaling::None, 96, None).base_slice, 750_000);
+        assert_eq!(Tunables::new(1000, 750_000, Scaling::Linear, 6, None).base_slice, 4_500_000);
+    }
+
+    #[test]
+    fn tick_nsec_rounds() {
+        assert_eq!(tick_nsec(250), 4_000_000);
+        assert_eq!(tick_nsec(1000), 1_000_000);
+        assert_eq!(tick_nsec(300), 3_333_333);
+    }
+
+    #[test]
+    fn base_slice_override_is_taken_as_written() {
+        let t = Tunables::new(250, 700_000, Scaling::Log, 8, Some(3_000_000));
+        assert_eq!(t.base_slice, 3_000_000);
+        assert_eq!(t.base_slice_normalized, 750_000);
+    }
+}

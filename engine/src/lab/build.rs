@@ -1,0 +1,283 @@
+//! From a parsed scenario (plus command-line overrides) to a ready
+//! simulation: resolve the kernel preset, feature flags, tunables and
+//! topology, expand tasks, compile programs. Every name that does not
+//! resolve is an error at the place it was written.
+
+use std::rc::Rc;
+
+use crate::kernel::lib::cpumask::CpuMask;
+use crate::kernel::sched::features::{Feature, Features};
+use crate::kernel::sched::presets::{self, Scaling, Tunables};
+use crate::lab::program::{Names, Program};
+use crate::lab::scenario::{self, Named, Scenario, ScenarioError, TunableScaling};
+use crate::kernel::sched::core::Sched;
+use crate::lab::sim::{LogMode, Simulation, Static};
+use crate::kernel::sched::topology::{Topology, PRESETS};
+
+/// Settings given outside the scenario (CLI flags, the UI's compare panes).
+/// They win over the scenario's own.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    pub kernel: Option<String>,
+    /// Replace the scenario's patch list (`compare --base/--patch`).
+    pub patches: Option<Vec<String>>,
+    pub features: Vec<(String, bool)>,
+    pub seed: Option<u64>,
+    pub duration: Option<u64>,
+}
+
+/// The resolved configuration of a run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub kernel: String,
+    pub patches: Vec<String>,
+    pub features: Features,
+    pub tunables: Tunables,
+    pub topology: Rc<Topology>,
+    pub cpus: u32,
+    pub seed: u64,
+    pub duration: u64,
+}
+
+fn unknown(what: &str, name: &str, known: &[&str]) -> String {
+    let hint = scenario::suggest(name, known).map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
+    format!("unknown {what} `{name}`{hint} (known: {})", known.join(", "))
+}
+
+fn feature(named: &Named) -> Result<Feature, ScenarioError> {
+    Feature::from_name(&named.name).ok_or_else(|| {
+        let names: Vec<&str> = Feature::ALL.iter().map(|f| f.name()).collect();
+        ScenarioError::at(named, unknown("feature flag", &named.name, &names))
+    })
+}
+
+/// Resolves kernel, flags, tunables and CPU count.
+pub fn config(sc: &Scenario, ov: &Overrides) -> Result<Config, ScenarioError> {
+    let (kname, kloc) = match &ov.kernel {
+        Some(k) => (k.clone(), Named { name: k.clone(), key: "--kernel".into(), pos: scenario::Pos::START }),
+        None => (sc.sim.kernel.name.clone(), sc.sim.kernel.clone()),
+    };
+    let preset = presets::preset(&kname).ok_or_else(|| {
+        let mut e = ScenarioError::at(&kloc, unknown("kernel preset", &kname, &crate::kernel::sched::features::PRESET_NAMES));
+        if ov.kernel.is_some() {
+            e.pos = None;
+        }
+        e
+    })?;
+
+    let mut features = preset.features;
+    let mut base_slice_normalized = preset.base_slice_normalized;
+    let patch_list: Vec<Named> = match &ov.patches {
+        Some(list) => list.iter().map(|n| Named { name: n.clone(), key: "--patch".into(), pos: scenario::Pos::START }).collect(),
+        None => sc.sim.patches.clone(),
+    };
+    for named in &patch_list {
+        let Some(p) = crate::kernel::patches::patch(&named.name) else {
+            let names: Vec<&str> = crate::kernel::patches::PATCHES.iter().map(|p| p.name).collect();
+            let mut e = ScenarioError::at(named, unknown("patch", &named.name, &names));
+            if ov.patches.is_some() {
+                e.pos = None;
+            }
+            return Err(e);
+        };
+        p.apply(&mut features);
+        base_slice_normalized = p.base_slice_normalized.unwrap_or(base_slice_normalized);
+    }
+    for (named, on) in &sc.sim.features {
+        features.set(feature(named)?, *on);
+    }
+    for (name, on) in &ov.features {
+        let named = Named { name: name.clone(), key: "--feature".into(), pos: scenario::Pos::START };
+        let mut f = feature(&named);
+        if let Err(e) = &mut f {
+            e.pos = None;
+        }
+        features.set(f?, *on);
+    }
+
+    let topology = Rc::new(topology(&sc.topology)?);
+    let cpus = topology.nr_cpus();
+    let hz = sc.sim.hz.map(|(h, _)| h).unwrap_or(250);
+    let scaling = match sc.sim.tunable_scaling.map(|(s, _)| s) {
+        Some(TunableScaling::None) => Scaling::None,
+        Some(TunableScaling::Linear) => Scaling::Linear,
+        _ => Scaling::Log,
+    };
+    let mut tunables = Tunables::new(hz, base_slice_normalized, scaling, cpus, sc.sim.base_slice.map(|(v, _)| v));
+    let c = sc.sim.costs;
+    tunables.cost_context_switch = c.context_switch.unwrap_or(tunables.cost_context_switch);
+    tunables.cost_thread_switch = c.thread_switch.unwrap_or(tunables.cost_thread_switch);
+    tunables.cost_migration = c.migration.unwrap_or(tunables.cost_migration);
+    tunables.cost_scan = c.scan.unwrap_or(tunables.cost_scan);
+    tunables.idle_exit = c.idle_exit;
+    Ok(Config {
+        kernel: preset.name.to_string(),
+        patches: patch_list.iter().map(|n| n.name.clone()).collect(),
+        features,
+        tunables,
+        topology,
+        cpus,
+        seed: ov.seed.unwrap_or(sc.sim.seed),
+        duration: ov.duration.unwrap_or(sc.sim.duration),
+    })
+}
+
+/// The machine of the scenario: a preset, or explicit counts (missing
+/// counts are 1).
+fn topology(t: &scenario::Topology) -> Result<Topology, ScenarioError> {
+    if let Some(p) = &t.preset {
+        let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
+        return Topology::preset(&p.name).ok_or_else(|| ScenarioError::at(p, unknown("topology preset", &p.name, &names)));
+    }
+    let get = |f: Option<(u32, scenario::Pos)>| f.map_or(1, |(v, _)| v);
+    Ok(Topology::new("custom", get(t.sockets), get(t.llcs_per_socket), get(t.cores_per_llc), get(t.threads_per_core)))
+}
+
+/// Resolves channel and task names while programs compile: channels are
+/// created on first use, with the capacity a `[[channel]]` gives.
+struct Resolver<'a> {
+    specs: &'a [scenario::ChannelSpec],
+    chans: Vec<(String, u64)>,
+    /// Task instance names, in task id order.
+    tasks: &'a [String],
+}
+
+impl Names for Resolver<'_> {
+    fn channel(&mut self, name: &str) -> u32 {
+        if let Some(i) = self.chans.iter().position(|(n, _)| n == name) {
+            return i as u32;
+        }
+        let cap = self.specs.iter().find(|c| c.name == name).map_or(scenario::DEFAULT_CHANNEL_CAPACITY, |c| c.capacity);
+        self.chans.push((name.to_string(), cap));
+        self.chans.len() as u32 - 1
+    }
+
+    fn task(&self, name: &str) -> Option<u32> {
+        self.tasks.iter().position(|n| n == name).map(|i| i as u32)
+    }
+}
+
+/// The instance names of the tasks: "name" or "name.0" .. "name.{n-1}".
+fn instance_names(tasks: &[scenario::TaskSpec]) -> Vec<String> {
+    let mut names = Vec::new();
+    for spec in tasks {
+        for k in 0..spec.count {
+            names.push(if spec.count == 1 { spec.name.clone() } else { format!("{}.{k}", spec.name) });
+        }
+    }
+    names
+}
+
+/// Builds the simulation a scenario describes.
+pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation, Config), ScenarioError> {
+    let cfg = config(sc, ov)?;
+    let (tasks, channels, measures) = crate::lab::workload::expand_all(sc, cfg.cpus)?;
+    let mut sched = Sched::new(cfg.topology.clone(), cfg.features, cfg.tunables);
+    let group_ids = add_groups(&mut sched, &sc.groups);
+    let names = instance_names(&tasks);
+    let mut info = Static {
+        task_names: Vec::with_capacity(names.len()),
+        programs: Vec::new(),
+        task_prog: Vec::new(),
+        task_start: Vec::new(),
+        duration: cfg.duration,
+        seed: cfg.seed,
+        workloads: Vec::new(),
+    };
+    let mut resolver = Resolver { specs: &channels, chans: Vec::new(), tasks: &names };
+    // Tasks naming one `process` share its address space (mm).
+    let mut processes: Vec<(String, u32)> = Vec::new();
+    let mut spec_first: Vec<u32> = Vec::with_capacity(tasks.len());
+    for (i, spec) in tasks.iter().enumerate() {
+        let key = if i < sc.tasks.len() { format!("task[{i}]") } else { format!("task `{}`", spec.name) };
+        let prog = Program::compile(&spec.program.stmts, &mut resolver)
+            .map_err(|u| ScenarioError::new(format!("{key}.program"), Some(u.pos), u.what))?;
+        let affinity = Rc::new(match &spec.affinity {
+            Some((list, pos)) => {
+                if let Some(&bad) = list.0.iter().find(|&&c| c >= cfg.cpus) {
+                    return Err(ScenarioError::new(
+                        format!("{key}.affinity"),
+                        Some(*pos),
+                        format!("CPU {bad} does not exist (the machine has {} CPU{})", cfg.cpus, if cfg.cpus == 1 { "" } else { "s" }),
+                    ));
+                }
+                CpuMask::from_cpus(cfg.cpus, list.0.iter().copied())
+            }
+            None => CpuMask::full(cfg.cpus),
+        });
+        let tg = match &spec.group {
+            None => crate::kernel::lib::rbtree::NIL,
+            Some(g) => match group_ids.iter().find(|(n, _)| *n == g.name) {
+                Some(&(_, id)) => id,
+                None => return Err(ScenarioError::at(g, format!("no group named `{}`", g.name))),
+            },
+        };
+        info.programs.push(prog);
+        let prog_id = info.programs.len() as u32 - 1;
+        spec_first.push(sched.tasks.len() as u32);
+        for _ in 0..spec.count {
+            let t = sched.add_task_in(affinity.clone(), spec.nice, spec.policy, spec.slice, tg);
+            let task = &mut sched.tasks[t as usize];
+            task.want_preempt = spec.want_preempt;
+            if let Some(p) = &spec.process {
+                task.mm = match processes.iter().find(|(n, _)| n == p) {
+                    Some(&(_, mm)) => mm,
+                    None => {
+                        processes.push((p.clone(), t));
+                        t
+                    }
+                };
+            }
+            info.task_names.push(names[t as usize].clone());
+            info.task_prog.push(prog_id);
+            info.task_start.push(spec.start);
+        }
+    }
+    sched.chans = resolver.chans.iter().map(|&(_, cap)| crate::kernel::chan::Channel::new(cap)).collect();
+    for m in measures {
+        let mut workers = Vec::new();
+        for w in &m.workers {
+            if let Some(i) = tasks.iter().position(|t| t.name == *w) {
+                workers.extend(spec_first[i]..spec_first[i] + tasks[i].count);
+            }
+        }
+        info.workloads.push(crate::lab::sim::WorkloadRun { measure: m, workers });
+    }
+    Ok((Simulation::new(sched, info, mode), cfg))
+}
+
+/// Creates the scenario's groups, parents first (the parser has checked
+/// that every parent exists and there is no cycle). Returns name → id.
+fn add_groups(sched: &mut Sched, groups: &[scenario::GroupSpec]) -> Vec<(String, u32)> {
+    let mut ids: Vec<(String, u32)> = Vec::new();
+    while ids.len() < groups.len() {
+        let before = ids.len();
+        for g in groups {
+            if ids.iter().any(|(n, _)| *n == g.name) {
+                continue;
+            }
+            let parent = match &g.parent {
+                None => crate::kernel::lib::rbtree::NIL,
+                Some(p) => match ids.iter().find(|(n, _)| *n == p.name) {
+                    Some(&(_, id)) => id,
+                    None => continue,
+                },
+            };
+            let shares = match g.shares {
+                Some(s) => crate::kernel::sched::weight::scale_load(s),
+                None => crate::kernel::sched::group::shares_from_weight(g.weight),
+            };
+            let id = sched.add_group(&g.name, parent, shares, g.idle);
+            ids.push((g.name.clone(), id));
+        }
+        if ids.len() == before {
+            break;
+        }
+    }
+    ids
+}
+
+/// Parses and builds in one go.
+pub fn from_text(text: &str, ov: &Overrides, mode: LogMode) -> Result<(Simulation, Config), ScenarioError> {
+    build(&scenario::parse(text)?, ov, mode)
+}

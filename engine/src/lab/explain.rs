@@ -1,0 +1,768 @@
+//! Sentences that explain an event: what the scheduler decided and the
+//! numbers behind it, for the lecture view's explainer.
+//!
+//! The numbers come from the records (a pick carries V, the vruntime and the
+//! deadline it saw) and from the state right after the event (the other
+//! entities' deadlines, eligibility, protection). Times are in ms with three
+//! decimals; vruntimes and deadlines are shown relative to the CPU's
+//! min_vruntime (the offset the queue keeps its sums against), so they read
+//! as small numbers instead of 64-bit counters that start near 2^64 − 2^20.
+
+use crate::kernel::sched::features::Feature;
+use crate::kernel::lib::rbtree::NIL;
+use crate::kernel::sched::select::{Placed, ScanEnd, Seen};
+use crate::lab::sim::{Log, Simulation};
+use crate::lab::snapshot::EntityView;
+use crate::lab::trace::{Cause, Entry, PickReason, Record, Verdict};
+use crate::kernel::sched::weight::sdiff;
+
+/// The explanation of one event: its most telling sentence, and one
+/// sentence per record in log order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Explanation {
+    pub headline: String,
+    pub lines: Vec<String>,
+}
+
+/// Explains one log entry, using `sim` as it is right after the entry's
+/// event (its log supplies the pick paths and placement scans).
+pub fn explain(sim: &Simulation, entry: &Entry) -> String {
+    explain_with(sim, &sim.log.paths, entry)
+}
+
+/// [`explain`] with the side buffer given separately (when the records come
+/// from another simulation's log, as in the player).
+pub fn explain_with(sim: &Simulation, paths: &[u32], entry: &Entry) -> String {
+    let records = [entry.record];
+    Cx { sim, paths, records: &records }.sentence(0)
+}
+
+/// Explains every record of one event (`entries`, all of the same event)
+/// with `sim` right after that event and `log` holding the side buffer.
+pub fn explain_event(sim: &Simulation, log: &Log, entries: &[Entry]) -> Explanation {
+    if entries.is_empty() {
+        return Explanation {
+            headline: if sim.state.events == 0 {
+                "The start: nothing has happened yet. Step to see the first event.".to_string()
+            } else {
+                "No scheduling decision in this event: the running task's program moved on (a burst ended or overhead was paid).".to_string()
+            },
+            lines: Vec::new(),
+        };
+    }
+    let records: Vec<Record> = entries.iter().map(|e| e.record).collect();
+    let cx = Cx { sim, paths: &log.paths, records: &records };
+    let lines: Vec<String> = (0..records.len()).map(|i| cx.sentence(i)).collect();
+    let best = (0..records.len()).max_by_key(|&i| (weight(&records[i]), std::cmp::Reverse(i))).unwrap();
+    Explanation { headline: lines[best].clone(), lines }
+}
+
+/// How telling a record is, for choosing the headline.
+fn weight(r: &Record) -> u32 {
+    match r {
+        Record::WakeupCheck { verdict: Verdict::Preempt, .. } => 100,
+        Record::Livelock { .. } => 95,
+        Record::Resched { cause: Cause::IdleCpu { .. }, .. } => 45,
+        Record::Resched { .. } => 90,
+        Record::Migrate { .. } => 85,
+        Record::Block { delayed: true, .. } | Record::Wakeup { delayed: true, .. } => 80,
+        Record::WakeupCheck { .. } => 75,
+        Record::Placement { how, .. } if !matches!(how, Placed::Pinned) => 70,
+        Record::Pick { task: NIL, .. } => 25,
+        Record::Pick { .. } => 60,
+        Record::Reweight { .. } => 58,
+        Record::Block { .. } => 55,
+        Record::Yield { .. } | Record::Nice { .. } | Record::Slice { .. } | Record::Exit { .. } => 50,
+        Record::DelayedDequeue { .. } => 45,
+        Record::Wakeup { .. } => 40,
+        Record::Fork { .. } => 35,
+        Record::Switch { .. } => 30,
+        Record::Placement { .. } => 20,
+        Record::Tick { .. } => 10,
+        // Kinds added to the engine after this file: middle weight.
+        #[allow(unreachable_patterns)]
+        _ => 40,
+    }
+}
+
+/// Milliseconds with three decimals.
+pub fn ms(ns: u64) -> String {
+    format!("{:.3} ms", ns as f64 / 1e6)
+}
+
+/// A signed amount of ns as ms with three decimals.
+pub fn ms_signed(ns: i64) -> String {
+    format!("{:.3} ms", ns as f64 / 1e6)
+}
+
+struct Cx<'a> {
+    sim: &'a Simulation,
+    paths: &'a [u32],
+    records: &'a [Record],
+}
+
+impl Cx<'_> {
+    fn name(&self, task: u32) -> String {
+        if task == NIL {
+            return "idle".to_string();
+        }
+        self.sim.info.task_names.get(task as usize).cloned().unwrap_or_else(|| format!("task {task}"))
+    }
+
+    fn base(&self, cpu: u32) -> u64 {
+        let s = self.sim.sched();
+        s.rqs.get(cpu as usize).map_or(0, |rq| s.cfs_rqs[rq.cfs as usize].min_vruntime)
+    }
+
+    /// A vruntime or deadline relative to the CPU's min_vruntime, in ms.
+    fn rv(&self, cpu: u32, x: u64) -> String {
+        format!("{:.3}", sdiff(x, self.base(cpu)) as f64 / 1e6)
+    }
+
+    fn entity(&self, cpu: u32, task: u32) -> Option<EntityView> {
+        let s = self.sim.sched();
+        if task == NIL || cpu as usize >= s.rqs.len() {
+            return None;
+        }
+        s.cpu_view(cpu, &self.sim.info.task_names).entities.into_iter().find(|e| e.task == Some(task))
+    }
+
+    fn v(&self, cpu: u32) -> u64 {
+        let s = self.sim.sched();
+        s.avg_vruntime(s.rqs[cpu as usize].cfs)
+    }
+
+    fn feat(&self, f: Feature) -> bool {
+        self.sim.sched().feat.has(f)
+    }
+
+    /// EEVDF is off: the v5.15 CFS pick and preemption rules apply.
+    fn cfs(&self) -> bool {
+        !self.feat(Feature::EEVDF)
+    }
+
+    /// The pick on `cpu` among this event's records.
+    fn pick_on(&self, cpu: u32) -> Option<Record> {
+        self.records.iter().rev().copied().find(|r| matches!(*r, Record::Pick { cpu: c, .. } if c == cpu))
+    }
+
+    fn sentence(&self, i: usize) -> String {
+        match self.records[i] {
+            Record::Fork { task, cpu } => format!("{} was created (fork) on CPU {cpu}.", self.name(task)),
+            Record::Wakeup { task, cpu, delayed } => self.wakeup(task, cpu, delayed),
+            Record::Block { task, cpu, delayed } => self.block(task, cpu, delayed),
+            Record::DelayedDequeue { task, cpu } => format!(
+                "{} was delayed (asleep but still queued); now that it would have been picked, its dequeue completes on CPU {cpu}{}.",
+                self.name(task),
+                if self.feat(Feature::DELAY_ZERO) { " and DELAY_ZERO clamps any positive lag to zero" } else { "" }
+            ),
+            Record::WakeupCheck { cpu, curr, wakee, verdict } => self.wakeup_check(cpu, curr, wakee, verdict),
+            Record::Resched { cpu, curr, cause } => self.resched(cpu, curr, cause),
+            Record::Pick { cpu, task, reason, path_len, v, vruntime, deadline, .. } => {
+                self.pick(cpu, task, reason, path_len, v, vruntime, deadline)
+            }
+            Record::Switch { cpu, prev, next, voluntary } => {
+                let why = if prev == NIL {
+                    "it was idle".to_string()
+                } else if voluntary {
+                    format!("{} blocked", self.name(prev))
+                } else {
+                    format!("{} was preempted and stays queued", self.name(prev))
+                };
+                format!("CPU {cpu} switches from {} to {} ({why}).", self.name(prev), self.name(next))
+            }
+            Record::Yield { task, cpu } => format!(
+                "{} called sched_yield() on CPU {cpu}: {}.",
+                self.name(task),
+                if self.feat(Feature::YIELD_FORFEIT) {
+                    "an eligible yielder forfeits the rest of its request (its vruntime jumps to its deadline)"
+                } else {
+                    "its deadline moves one slice later, so others with earlier deadlines go first"
+                }
+            ),
+            Record::Nice { task, nice } => {
+                format!("{} set its nice value to {nice}: its weight (share of the CPU) changes, and its lag is kept across the reweight.", self.name(task))
+            }
+            Record::Slice { task, slice, applied } => {
+                if !applied {
+                    format!("{} asked for a custom slice, but this kernel ignores it (CUSTOM_SLICE is off: v6.6–v6.11 use the base slice).", self.name(task))
+                } else if slice == 0 {
+                    format!("{} went back to the base slice ({}).", self.name(task), ms(self.sim.sched().tun.base_slice))
+                } else {
+                    format!(
+                        "{} asked for a {} slice (sched_setattr): shorter requests get earlier deadlines, so it is picked sooner after waking, in smaller pieces.",
+                        self.name(task),
+                        ms(slice)
+                    )
+                }
+            }
+            Record::Exit { task, cpu } => format!("{} exited on CPU {cpu}.", self.name(task)),
+            Record::Tick { cpu } => {
+                // The task that ran up to the tick: the one switched out in
+                // this event if there was a switch, else the running one.
+                let curr = self
+                    .records
+                    .iter()
+                    .find_map(|r| match *r {
+                        Record::Switch { cpu: c, prev, .. } if c == cpu => Some(prev),
+                        _ => None,
+                    })
+                    .unwrap_or(self.sim.sched().rqs[cpu as usize].curr);
+                format!("Scheduler tick on CPU {cpu}: update_curr() charges the running task{} for the time it ran and checks whether its request is used up.", if curr == NIL { String::new() } else { format!(" ({})", self.name(curr)) })
+            }
+            Record::Livelock { task } => format!("{} ran 100 000 program statements without using time; schedlab stopped it.", self.name(task)),
+            Record::Placement { task, waker_cpu, prev, cpu, how, end, scan_start, scan_len, filtered } => {
+                self.placement(task, waker_cpu, prev, cpu, how, end, scan_start, scan_len, filtered)
+            }
+            Record::Migrate { task, from, to } => format!(
+                "The load balancer moved {} from CPU {from} to CPU {to} (it was queued, not running: detach_task() / attach_task()).",
+                self.name(task)
+            ),
+            Record::Chan { task, ch, send, n, blocked } => {
+                let verb = if send { "sent" } else { "received" };
+                let wait = match (blocked, send) {
+                    (false, _) => String::new(),
+                    (true, true) => " The channel is full: it blocks until a receiver makes room.".into(),
+                    (true, false) => " The channel is empty: it blocks until a sender puts messages in.".into(),
+                };
+                format!("{} {verb} {n} message{} on channel {ch}; waiters on the other side are woken with WF_SYNC, as pipe and socket writes do.{wait}", self.name(task), if n == 1 { "" } else { "s" })
+            }
+            Record::Signal { task, target, woke } => {
+                if woke {
+                    format!("{} woke {}, which was waiting (a futex wake: try_to_wake_up() without WF_SYNC).", self.name(task), self.name(target))
+                } else {
+                    format!("{} posted a wake to {}, which is not waiting yet: its next `wait` returns at once.", self.name(task), self.name(target))
+                }
+            }
+            Record::Wait { task, blocked } => {
+                if blocked {
+                    format!("{} waits (futex_wait): it blocks until woken.", self.name(task))
+                } else {
+                    format!("{} waits, but a wake was already posted: it goes on without blocking.", self.name(task))
+                }
+            }
+            Record::IdleExit { cpu, latency } => format!(
+                "CPU {cpu} was idle and has work queued: it first leaves its idle state, which takes {} µs (the state's exit latency), then schedules.",
+                latency as f64 / 1e3
+            ),
+            Record::Reweight { cpu, group, old, new, lag_before, lag_after } => self.reweight(cpu, group, (old, new), (lag_before, lag_after)),
+            #[allow(unreachable_patterns)]
+            other => format!("{other:?}."),
+        }
+    }
+
+    /// A queued group entity reweighted: what happened to its lag, and
+    /// which reweight_entity() did it.
+    fn reweight(&self, cpu: u32, group: u32, (old, new): (u32, u32), (before, after): (i64, i64)) -> String {
+        let name = self.sim.sched().groups.get(group as usize).map_or("?", |g| g.name.as_str());
+        let head = format!(
+            "[{name}]'s entity on CPU {cpu} was reweighted from {:.1} to {:.1} while queued (calc_group_shares(): the group's load on this CPU changed); its lag went from {} to {}",
+            old as f64 / 1024.0,
+            new as f64 / 1024.0,
+            ms_signed(before),
+            ms_signed(after)
+        );
+        let why = if self.feat(Feature::REWEIGHT_PLACE) {
+            "v6.13+ (6d71a9c61604) reweights through update_entity_lag() and place_entity(): the lag is clamped to its limit and the entity placed again, so it is kept only approximately (place_entity() counts a running entity's weight twice)"
+        } else if self.feat(Feature::REWEIGHT_EEVDF) {
+            "reweight_eevdf() (eab03c23c2a1, v6.7) rescales V − v by w/w' so the lag stays"
+        } else {
+            "v6.6.0 keeps the vruntime, so the lag w·(V − v) changes with the weight and V itself moves (fixed by eab03c23c2a1, seed 000 patch 1/4)"
+        };
+        format!("{head}: {why}.")
+    }
+
+    fn wakeup(&self, task: u32, cpu: u32, delayed: bool) -> String {
+        let name = self.name(task);
+        if delayed {
+            return match self.entity(cpu, task) {
+                Some(e) => format!(
+                    "{name} woke on CPU {cpu} while still queued as a delayed entity (DELAY_DEQUEUE): it is requeued in place, keeping vruntime {} and lag {}.",
+                    self.rv(cpu, e.vruntime),
+                    ms_signed(e.lag)
+                ),
+                None => format!("{name} woke on CPU {cpu} while still queued as a delayed entity (DELAY_DEQUEUE): it is requeued in place."),
+            };
+        }
+        match self.entity(cpu, task) {
+            Some(e) => {
+                if self.cfs() {
+                    return format!(
+                        "{name} woke up on CPU {cpu}: CFS place_entity() puts it at max(its vruntime, min_vruntime − sleeper credit), here vruntime {}.",
+                        self.rv(cpu, e.vruntime)
+                    );
+                }
+                let how = if self.feat(Feature::PLACE_LAG) {
+                    "place_entity() restores the lag it had when it slept (PLACE_LAG)"
+                } else {
+                    "PLACE_LAG is off: place_entity() puts it at V with zero lag"
+                };
+                format!(
+                    "{name} woke up on CPU {cpu}: {how}, so vruntime {} against V {} (lag {}), deadline {} ms = vruntime + slice {}.",
+                    self.rv(cpu, e.vruntime),
+                    self.rv(cpu, self.v(cpu)),
+                    ms_signed(e.lag),
+                    self.rv(cpu, e.deadline),
+                    ms(e.slice)
+                )
+            }
+            None => format!("{name} woke up on CPU {cpu}."),
+        }
+    }
+
+    fn block(&self, task: u32, cpu: u32, delayed: bool) -> String {
+        let name = self.name(task);
+        if delayed {
+            let lag = self.entity(cpu, task).map(|e| format!(" ({})", ms_signed(e.lag))).unwrap_or_default();
+            format!(
+                "{name} went to sleep on CPU {cpu} with negative lag{lag}: DELAY_DEQUEUE keeps it queued and competing (delayed) until pick_eevdf() would pick it, so its negative lag is worked off while it sleeps."
+            )
+        } else {
+            format!("{name} went to sleep on CPU {cpu} and left the run queue; its lag is saved for its wakeup.")
+        }
+    }
+
+    fn wakeup_check(&self, cpu: u32, curr: u32, wakee: u32, verdict: Verdict) -> String {
+        let (a, b) = (self.name(curr), self.name(wakee));
+        let ea = self.entity(cpu, curr);
+        let eb = self.entity(cpu, wakee);
+        if self.cfs() && matches!(verdict, Verdict::Preempt | Verdict::NotPicked) {
+            let nums = match (&ea, &eb) {
+                (Some(ea), Some(eb)) => format!(" ({b}'s vruntime {} vs {a}'s {})", self.rv(cpu, eb.vruntime), self.rv(cpu, ea.vruntime)),
+                _ => String::new(),
+            };
+            return if verdict == Verdict::Preempt {
+                format!("{b} preempted {a} on CPU {cpu} (CFS): its vruntime is more than the wakeup granularity behind {a}'s{nums}.")
+            } else {
+                format!("{b} woke on CPU {cpu} but does not preempt {a} (CFS): its vruntime is not far enough behind {a}'s (wakeup_preempt_entity(), within the wakeup granularity){nums}.")
+            };
+        }
+        match verdict {
+            Verdict::Preempt => {
+                // The pick in this event saw the wakee's numbers and V; the
+                // preempted task is still queued with its deadline.
+                let (bv, bvr, bd) = match self.pick_on(cpu) {
+                    Some(Record::Pick { task, v, vruntime, deadline, .. }) if task == wakee => (v, vruntime, deadline),
+                    _ => match &eb {
+                        Some(eb) => (self.v(cpu), eb.vruntime, eb.deadline),
+                        None => return format!("{b} preempted {a} on CPU {cpu}."),
+                    },
+                };
+                let b_ok = format!("is eligible (v {} ≤ V {})", self.rv(cpu, bvr), self.rv(cpu, bv));
+                match &ea {
+                    Some(ea) if sdiff(bd, ea.deadline) < 0 => format!(
+                        "{b} preempted {a} on CPU {cpu}: {b} woke with deadline {} ms < {a}'s {} ms and {b_ok}.",
+                        self.rv(cpu, bd),
+                        self.rv(cpu, ea.deadline)
+                    ),
+                    Some(ea) if sdiff(ea.vruntime, bv) > 0 => format!(
+                        "{b} preempted {a} on CPU {cpu}: {a} is no longer eligible (v {} > V {}) while {b} {b_ok}, deadline {} ms.",
+                        self.rv(cpu, ea.vruntime),
+                        self.rv(cpu, bv),
+                        self.rv(cpu, bd)
+                    ),
+                    _ => format!(
+                        "{b} preempted {a} on CPU {cpu}: {b} {b_ok} and has the earliest deadline of the eligible entities ({} ms).",
+                        self.rv(cpu, bd)
+                    ),
+                }
+            }
+            Verdict::Disabled => format!("{b} woke on CPU {cpu} but WAKEUP_PREEMPTION is off: {a} keeps running until the tick reschedules."),
+            Verdict::WakeePolicy => format!(
+                "{b} woke on CPU {cpu} but is SCHED_BATCH (or SCHED_IDLE), whose wakeups never preempt: it waits until {a}'s slice ends at a tick."
+            ),
+            Verdict::WakeeIdle => format!("{b} is SCHED_IDLE and does not preempt {a}, a normal task."),
+            Verdict::AlreadyPending => format!("{b} woke on CPU {cpu}; a reschedule of {a} was already pending."),
+
+            Verdict::SamePrio => format!("{b} woke on CPU {cpu} but has the same priority as {a}: this kernel's patch skips wakeup preemption between equals."),
+            Verdict::NoHint => format!("{b} woke on CPU {cpu}; {a} did not ask to be preempted, so it keeps running until its slice ends."),
+            Verdict::NotPicked => {
+                let why = match (&ea, &eb) {
+                    (Some(ea), _) if ea.protected => format!(
+                        "{a} is still protected (RUN_TO_PARITY{}) until it has used its request",
+                        if self.feat(Feature::VPROT) { ", vprot" } else { "" }
+                    ),
+                    (_, Some(eb)) if !eb.eligible => format!(
+                        "{b} is not eligible: its vruntime {} is past V {} (it has received more than its share)",
+                        self.rv(cpu, eb.vruntime),
+                        self.rv(cpu, self.v(cpu))
+                    ),
+                    (Some(ea), Some(eb)) if sdiff(eb.deadline, ea.deadline) >= 0 => format!(
+                        "{a}'s deadline {} ms comes before {b}'s {} ms",
+                        self.rv(cpu, ea.deadline),
+                        self.rv(cpu, eb.deadline)
+                    ),
+                    _ => format!("pick_eevdf() still chooses {a}"),
+                };
+                format!("{b} woke on CPU {cpu} but does not preempt {a}: {why}.")
+            }
+            #[allow(unreachable_patterns)]
+            other => format!("{b} woke on CPU {cpu} and does not preempt {a} ({other:?})."),
+        }
+    }
+
+    fn resched(&self, cpu: u32, curr: u32, cause: Cause) -> String {
+        let a = self.name(curr);
+        if self.cfs() && cause == Cause::SliceExpired {
+            return format!("{a} ran longer than its ideal slice (check_preempt_tick(): sched_slice() of the CFS period by weight) on CPU {cpu}: it is rescheduled, and the smallest vruntime runs next.");
+        }
+        match cause {
+            Cause::SliceExpired => {
+                let nums = self
+                    .entity(cpu, curr)
+                    .map(|e| format!(" (request {}; new deadline {} ms, V {})", ms(e.slice), self.rv(cpu, e.deadline), self.rv(cpu, self.v(cpu))))
+                    .unwrap_or_default();
+                format!(
+                    "{a} used up its request on CPU {cpu}: update_deadline() gave it a new deadline one slice later{nums}, and the CPU reschedules to pick the earliest eligible deadline."
+                )
+            }
+            Cause::ProtectLapsed => format!("{a}'s slice protection (vprot) lapsed on CPU {cpu}: it may now be preempted by an earlier eligible deadline."),
+            Cause::ShortPreempted => format!(
+                "A waking task with a shorter slice cancelled {a}'s protection (PREEMPT_SHORT) and {a} is no longer eligible: CPU {cpu} reschedules."
+            ),
+            Cause::WakeupPreempt { wakee } => format!("{}'s wakeup preempts {a} on CPU {cpu}.", self.name(wakee)),
+            Cause::IdlePreempted { wakee } => {
+                format!("{} (a normal task) woke while SCHED_IDLE {a} ran on CPU {cpu}: it preempts at once.", self.name(wakee))
+            }
+            Cause::IdleCpu { wakee } => format!("{} arrived on idle CPU {cpu}: the idle task gives way.", self.name(wakee)),
+            Cause::PrioChanged => format!("{a}'s nice value rose (its weight dropped): CPU {cpu} reschedules."),
+            Cause::ActiveBalance => {
+                format!("The load balancer's stopper preempts {a} on CPU {cpu} to push it to an idle CPU (active balance).")
+            }
+            #[allow(unreachable_patterns)]
+            other => match format!("{other:?}").as_str() {
+                "VruntimeAhead" => format!(
+                    "{a}'s vruntime is more than a slice ahead of the leftmost entity's (CFS check_preempt_tick()): CPU {cpu} reschedules."
+                ),
+                name => format!("CPU {cpu} reschedules {a} ({name})."),
+            },
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn pick(&self, cpu: u32, task: u32, reason: PickReason, path_len: u16, v: u64, vruntime: u64, deadline: u64) -> String {
+        if task == NIL {
+            return format!("CPU {cpu} has nothing runnable and goes idle.");
+        }
+        let b = self.name(task);
+        if self.cfs() {
+            let why = match format!("{reason:?}").as_str() {
+                "Buddy" => "the next buddy (the task that just woke and preempted), not too far ahead of the leftmost".to_string(),
+                "LastBuddy" => "the last buddy (the task a wakeup preempted), not too far ahead of the leftmost".to_string(),
+                "SkipAvoided" => "the leftmost is the skip buddy (it yielded), so the second smallest vruntime runs".to_string(),
+                "Single" => "the only runnable entity".to_string(),
+                _ => "the leftmost entity, the smallest vruntime".to_string(),
+            };
+            return format!("pick_next_entity() (CFS) on CPU {cpu} chose {b}: {why} (vruntime {}).", self.rv(cpu, vruntime));
+        }
+        let nums = format!("vruntime {} ≤ V {}, deadline {} ms", self.rv(cpu, vruntime), self.rv(cpu, v), self.rv(cpu, deadline));
+        let why = match reason {
+            PickReason::Single => format!("it is the only runnable entity ({nums})"),
+            PickReason::Protected => format!("the running task is eligible and still protected by RUN_TO_PARITY ({nums})"),
+            PickReason::Leftmost => {
+                format!("the leftmost entity, with the earliest deadline, is eligible: the O(1) fast path ({nums})")
+            }
+            PickReason::HeapSearch => format!(
+                "it has the earliest deadline among the eligible entities, found by walking {path_len} node{} of the augmented tree ({nums})",
+                if path_len == 1 { "" } else { "s" }
+            ),
+            PickReason::Curr => format!("the running entity beat the tree's candidate ({nums})"),
+            PickReason::Buddy => format!("it is the next buddy and eligible ({nums})"),
+            PickReason::Fallback => format!("no eligible entity was found, so the leftmost one is taken ({nums})"),
+            #[allow(unreachable_patterns)]
+            other => format!("{other:?} ({nums})"),
+        };
+        format!("pick_eevdf() on CPU {cpu} chose {b}: {why}.")
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn placement(&self, task: u32, waker: u32, prev: u32, cpu: u32, how: Placed, end: ScanEnd, start: u32, len: u16, filtered: u16) -> String {
+        let t = self.name(task);
+        let scan: Vec<String> = self
+            .paths
+            .get(start as usize..start as usize + len as usize)
+            .unwrap_or(&[])
+            .iter()
+            .map(|&v| {
+                let seen = match v & 3 {
+                    0 => "busy",
+                    1 => "idle",
+                    2 => "SCHED_IDLE only",
+                    _ => "busy core",
+                };
+                format!("{} {seen}", v >> 2)
+            })
+            .collect();
+        let last_idle = self
+            .paths
+            .get(start as usize..start as usize + len as usize)
+            .and_then(|p| p.last())
+            .filter(|&&v| v & 3 == 1)
+            .map(|&v| v >> 2);
+        let scanned = if scan.is_empty() { String::new() } else { format!(" It looked at CPU {}.", scan.join(", ")) };
+        let filt = if filtered > 0 { format!(" SIS_FILTER left {filtered} overloaded CPU{} out of the scan.", if filtered == 1 { "" } else { "s" }) } else { String::new() };
+        let stop = match end {
+            ScanEnd::None => "",
+            ScanEnd::Found => "",
+            ScanEnd::Overloaded => " SIS_UTIL found the LLC busy (nr_idle_scan = 0), so there was no scan at all.",
+            ScanEnd::Budget => " The scan stopped when SIS_UTIL's budget (nr_idle_scan) ran out.",
+            ScanEnd::Exhausted => " Every allowed CPU of the LLC was looked at.",
+            #[allow(unreachable_patterns)]
+            _ => "",
+        };
+        let head = match how {
+            Placed::Pinned => return format!("{t} may run on one CPU only: it goes to CPU {cpu}."),
+            Placed::Idlest => return format!("New task {t}: find_idlest_cpu() walked the domains from CPU {waker} and chose the least loaded CPU {cpu}."),
+            Placed::TargetIdle => format!("select_idle_sibling() for {t} (woken from CPU {waker}, last ran on {prev}): the target CPU {cpu}, chosen by wake_affine(), is idle: take it."),
+            Placed::PrevIdle => format!("select_idle_sibling() for {t} (woken from CPU {waker}): the target was busy, but its previous CPU {cpu} shares the LLC and is idle (cache still warm)."),
+            Placed::RecentIdle => format!("select_idle_sibling() for {t} (woken from CPU {waker}, last on {prev}): target and previous CPU busy; the recently used CPU {cpu} is idle."),
+            Placed::IdleSibling => format!("select_idle_sibling() for {t}: no idle core in the LLC, and the idle SMT sibling {cpu} of its previous CPU {prev} is taken (select_idle_smt)."),
+            Placed::IdleCore if last_idle == Some(cpu) => format!("select_idle_sibling() for {t} (woken from CPU {waker}, last on {prev}): the fast paths found nothing idle, so select_idle_cpu() scanned the LLC core by core for a fully idle core and found CPU {cpu}'s core idle."),
+            Placed::IdleCore => format!("select_idle_sibling() for {t} (woken from CPU {waker}, last on {prev}): the fast paths found nothing idle, so select_idle_cpu() scanned the LLC core by core for a fully idle core; none was (has_idle_cores is now cleared), so it takes CPU {cpu}, an idle SMT thread it saw on the way."),
+            Placed::IdleCpu => format!("select_idle_sibling() for {t} (woken from CPU {waker}, last on {prev}): the fast paths found nothing idle, so select_idle_cpu() scanned the LLC and found idle CPU {cpu}."),
+            Placed::Target => format!("select_idle_sibling() for {t} (woken from CPU {waker}, last on {prev}) found no idle CPU: it stays on the target, CPU {cpu}."),
+            Placed::NoLlc => format!("{t} goes to CPU {cpu}: the target has no LLC domain to search."),
+            #[allow(unreachable_patterns)]
+            other => format!("{t} was placed on CPU {cpu} ({other:?})."),
+        };
+        format!("{head}{scanned}{filt}{stop}")
+    }
+}
+
+/// Human-readable name of a scan observation.
+pub fn seen_label(s: Seen) -> &'static str {
+    match s {
+        Seen::Busy => "busy",
+        Seen::Idle => "idle",
+        Seen::SchedIdle => "SCHED_IDLE only",
+        Seen::BusyCore => "busy core",
+        #[allow(unreachable_patterns)]
+        _ => "seen",
+    }
+}
+
+/// Human-readable name of a placement path.
+pub fn placed_label(p: Placed) -> &'static str {
+    match p {
+        Placed::Pinned => "pinned (one allowed CPU)",
+        Placed::TargetIdle => "target idle",
+        Placed::PrevIdle => "previous CPU idle",
+        Placed::RecentIdle => "recently used CPU idle",
+        Placed::IdleSibling => "idle SMT sibling",
+        Placed::IdleCore => "idle core (LLC scan)",
+        Placed::IdleCpu => "idle CPU (LLC scan)",
+        Placed::Target => "nothing idle: target",
+        Placed::NoLlc => "no LLC domain",
+        Placed::Idlest => "fork: idlest CPU",
+        #[allow(unreachable_patterns)]
+        _ => "other",
+    }
+}
+
+/// Why the LLC scan stopped.
+pub fn scan_end_label(e: ScanEnd) -> &'static str {
+    match e {
+        ScanEnd::None => "no scan",
+        ScanEnd::Found => "found idle",
+        ScanEnd::Overloaded => "LLC busy: no scan (SIS_UTIL)",
+        ScanEnd::Budget => "budget exhausted (SIS_UTIL)",
+        ScanEnd::Exhausted => "whole LLC scanned",
+        #[allow(unreachable_patterns)]
+        _ => "other",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{from_text, LogMode, Overrides};
+
+    fn run_to(text: &str, pred: impl Fn(&Record) -> bool) -> (Simulation, Vec<Entry>) {
+        let (mut sim, _) = from_text(text, &Overrides::default(), LogMode::Full).unwrap();
+        loop {
+            let before = sim.log.marks.len();
+            assert!(sim.step(), "no matching event");
+            if sim.log.marks.len() > before {
+                let from = sim.log.marks[before].first as usize;
+                if sim.log.records[from..].iter().any(&pred) {
+                    let ev = sim.state.events;
+                    let entries: Vec<Entry> = sim.log.iter().filter(|e| e.event == ev).collect();
+                    return (sim, entries);
+                }
+            }
+        }
+    }
+
+    const THREE: &str = r#"
+[sim]
+duration = "20ms"
+hz = 1000
+[topology]
+preset = "1cpu"
+[[task]]
+name = "t"
+count = 3
+program = "run"
+"#;
+
+    #[test]
+    fn slice_expiry_names_the_picked_task_with_relative_numbers() {
+        let (sim, entries) = run_to(THREE, |r| matches!(r, Record::Resched { cause: Cause::SliceExpired, .. }));
+        let ex = explain_event(&sim, &sim.log, &entries);
+        let picked = entries
+            .iter()
+            .find_map(|e| match e.record {
+                Record::Pick { task, .. } => Some(sim.info.task_names[task as usize].clone()),
+                _ => None,
+            })
+            .unwrap();
+        assert!(ex.headline.contains("used up its request"), "{ex:?}");
+        let pick_line = ex.lines.iter().find(|l| l.starts_with("pick_eevdf()")).unwrap();
+        assert!(pick_line.contains(&picked), "{pick_line}");
+        // Relative numbers are small, with 3 decimals: no 2^64 counters.
+        assert!(!pick_line.contains("18446744"), "{pick_line}");
+        assert!(pick_line.contains("V 0.") || pick_line.contains("V -0.") || pick_line.contains("V 1.") || pick_line.contains("V 2."), "{pick_line}");
+        // One line per record.
+        assert_eq!(ex.lines.len(), entries.len());
+    }
+
+    const WAKER: &str = r#"
+[sim]
+duration = "50ms"
+hz = 1000
+kernel = "6.18"
+[topology]
+preset = "1cpu"
+[[task]]
+name = "hog"
+program = "run"
+[[task]]
+name = "sleeper"
+program = "loop { run 100us; sleep 5ms }"
+"#;
+
+    #[test]
+    fn wakeup_preemption_compares_deadlines() {
+        let (sim, entries) = run_to(WAKER, |r| matches!(r, Record::WakeupCheck { verdict: Verdict::Preempt, .. }));
+        let ex = explain_event(&sim, &sim.log, &entries);
+        assert!(ex.headline.starts_with("sleeper preempted hog on CPU 0: sleeper woke with deadline"), "{ex:?}");
+        assert!(ex.headline.contains("< hog's") && ex.headline.contains("is eligible (v "), "{ex:?}");
+        // The numbers are ordered as the sentence claims.
+        let nums: Vec<f64> = ex
+            .headline
+            .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+            .filter_map(|s| s.parse::<f64>().ok())
+            .collect();
+        // [cpu 0, deadline B, deadline A, v, V]
+        assert!(nums.len() >= 5, "{nums:?}");
+        let n = nums.len();
+        assert!(nums[n - 4] < nums[n - 3], "{nums:?}");
+        assert!(nums[n - 2] <= nums[n - 1], "{nums:?}");
+        // The wakeup line says where it was placed.
+        assert!(ex.lines.iter().any(|l| l.starts_with("sleeper woke up on CPU 0")), "{ex:?}");
+    }
+
+    #[test]
+    fn every_record_kind_of_a_busy_run_explains_without_panicking() {
+        let text = r#"
+[sim]
+duration = "30ms"
+[topology]
+preset = "i7-4790"
+[[task]]
+name = "hog"
+count = 6
+program = "run"
+[[task]]
+name = "w"
+count = 6
+program = "loop { run exp(100us); sleep exp(300us); yield; nice 2; slice 1ms }"
+"#;
+        let (mut sim, _) = from_text(text, &Overrides::default(), LogMode::Full).unwrap();
+        let mut n = 0;
+        while sim.step() {
+            let ev = sim.state.events;
+            let first = sim.log.marks.last().filter(|m| m.event == ev).map(|m| m.first as usize);
+            if let Some(f) = first {
+                let entries: Vec<Entry> = sim.log.records[f..].iter().map(|&record| Entry { time: sim.now(), event: ev, record }).collect();
+                let ex = explain_event(&sim, &sim.log, &entries);
+                assert!(!ex.headline.is_empty());
+                for e in &entries {
+                    let s = explain(&sim, e);
+                    assert!(s.ends_with('.'), "{s}");
+                    assert!(!s.contains("18446744"), "{s}");
+                }
+                n += entries.len();
+            }
+        }
+        assert!(n > 1000);
+    }
+
+    #[test]
+    fn placement_lists_the_scan() {
+        let text = r#"
+[sim]
+duration = "50ms"
+[topology]
+preset = "i7-4790"
+[[task]]
+name = "hog"
+count = 3
+program = "run"
+[[task]]
+name = "w"
+count = 8
+program = "loop { run exp(300us); sleep exp(400us) }"
+"#;
+        // The player resolves where each placement's scan sits in the log.
+        let mut p = crate::lab::player::Player::new(text, &Overrides::default()).unwrap();
+        let k = p
+            .find(0, crate::lab::player::Direction::Forward, 1 << 20, |r| matches!(r, Record::Placement { scan_len: 2.., .. }))
+            .expect("a placement that scanned");
+        p.seek(k);
+        let e = p.entries(k).into_iter().find(|e| matches!(e.record, Record::Placement { scan_len: 2.., .. })).unwrap();
+        let Record::Placement { scan_start, scan_len, cpu, .. } = e.record else { unreachable!() };
+        let scan: Vec<_> = p.log().paths[scan_start as usize..scan_start as usize + scan_len as usize]
+            .iter()
+            .map(|&v| crate::lab::player::decode_scan(v))
+            .collect();
+        let line = explain_with(p.sim(), &p.log().paths, &e);
+        assert!(line.contains("select_idle_cpu() scanned") || line.contains("found no idle CPU"), "{line}");
+        let listed = scan.iter().map(|s| format!("{} {}", s.cpu, seen_label(s.seen))).collect::<Vec<_>>().join(", ");
+        assert!(line.contains(&format!("It looked at CPU {listed}.")), "{line} / {listed}");
+        // A scan that found an idle CPU ends with it.
+        if let Some(last) = scan.last() {
+            if last.seen == Seen::Idle {
+                assert_eq!(last.cpu, cpu, "{line}");
+            }
+        }
+    }
+
+    #[test]
+    fn cfs_kernel_speaks_cfs() {
+        let ov = Overrides { kernel: Some("5.15".into()), ..Default::default() };
+        let (mut sim, _) = from_text(WAKER, &ov, LogMode::Full).unwrap();
+        let mut picks = 0;
+        while sim.step() {
+            let ev = sim.state.events;
+            let entries: Vec<Entry> = sim.log.iter().filter(|e| e.event == ev).collect();
+            for e in &entries {
+                let s = explain(&sim, e);
+                assert!(!s.contains("pick_eevdf") && !s.contains("eligible (v"), "{s}");
+                if matches!(e.record, Record::Pick { task, .. } if task != NIL) {
+                    assert!(s.starts_with("pick_next_entity() (CFS)"), "{s}");
+                    picks += 1;
+                }
+            }
+        }
+        assert!(picks > 5);
+    }
+
+    #[test]
+    fn start_has_a_headline() {
+        let (sim, _) = from_text(THREE, &Overrides::default(), LogMode::Full).unwrap();
+        let ex = explain_event(&sim, &sim.log, &[]);
+        assert!(ex.headline.contains("start"));
+    }
+}
+

@@ -1,0 +1,29 @@
+//! The laboratory around the kernel mirror: what drives it, what feeds it
+//! and what is made of its runs.
+//!
+//! | module | what it is |
+//! | --- | --- |
+//! | [`scenario`] | the scenario format: TOML/JSON to a validated scenario, errors with line and column |
+//! | [`build`] | scenario + overrides → a ready simulation (preset, flags, tunables, topology, tasks) |
+//! | [`sim`] | the discrete-event loop: clock, seeded RNG, event queue, task programs |
+//! | [`program`] | task programs compiled to flat instruction lists |
+//! | [`workload`] | benchmark macros (hackbench, schbench, netperf, ...) |
+//! | [`rng`] | the one random source |
+//! | [`trace`] | the event log (every decision with its cause) and latency histograms |
+//! | [`snapshot`], [`timeline`], [`explain`], [`player`] | what the viewer shows |
+//! | [`results`], [`compare`], [`study`] | run results, comparisons, study tables |
+
+pub mod build;
+pub mod compare;
+pub mod explain;
+pub mod player;
+pub mod program;
+pub mod results;
+pub mod rng;
+pub mod scenario;
+pub mod sim;
+pub mod snapshot;
+pub mod study;
+pub mod timeline;
+pub mod trace;
+pub mod workload;

@@ -1,0 +1,199 @@
+//! Task programs, compiled from the scenario's statement tree into a flat
+//! instruction list so that running them never allocates.
+
+use crate::lab::rng::Rng;
+use crate::lab::scenario::{Dur, Stmt, StmtKind};
+
+/// Deepest loop nesting a program may have (the parser enforces it too).
+pub const MAX_DEPTH: usize = 16;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Instr {
+    Run(Dur),
+    RunForever,
+    Sleep(Dur),
+    Yield,
+    Nice(i32),
+    Slice(Option<u64>),
+    Exit,
+    /// Start of a loop body; `end` is the index of the matching `EndLoop`.
+    Loop { count: Option<u64>, end: u32 },
+    EndLoop { start: u32 },
+    Send { ch: u32, n: u32 },
+    Recv { ch: u32, n: u32 },
+    Wake { task: u32 },
+    Wait,
+    Call { task: u32 },
+    Reply,
+}
+
+/// A compiled program.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Program {
+    pub code: Vec<Instr>,
+}
+
+/// A name in a program that does not resolve, with where it was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unresolved {
+    pub what: String,
+    pub pos: crate::lab::scenario::Pos,
+}
+
+/// Resolves channel and task names to ids while compiling.
+pub trait Names {
+    fn channel(&mut self, name: &str) -> u32;
+    fn task(&self, name: &str) -> Option<u32>;
+}
+
+impl Program {
+    pub fn compile(stmts: &[Stmt], names: &mut dyn Names) -> Result<Program, Unresolved> {
+        let mut p = Program::default();
+        p.emit(stmts, names)?;
+        Ok(p)
+    }
+
+    fn emit(&mut self, stmts: &[Stmt], names: &mut dyn Names) -> Result<(), Unresolved> {
+        for s in stmts {
+            let instr = match &s.kind {
+                StmtKind::Run(d) => Instr::Run(*d),
+                StmtKind::RunForever => Instr::RunForever,
+                StmtKind::Sleep(d) => Instr::Sleep(*d),
+                StmtKind::Yield => Instr::Yield,
+                StmtKind::Nice(n) => Instr::Nice(*n),
+                StmtKind::Slice(v) => Instr::Slice(*v),
+                StmtKind::Exit => Instr::Exit,
+                StmtKind::Loop { count, body } => {
+                    let start = self.code.len() as u32;
+                    self.code.push(Instr::Loop { count: *count, end: 0 });
+                    self.emit(body, names)?;
+                    let end = self.code.len() as u32;
+                    self.code.push(Instr::EndLoop { start });
+                    self.code[start as usize] = Instr::Loop { count: *count, end };
+                    continue;
+                }
+                StmtKind::Send { chan, n } => Instr::Send { ch: names.channel(chan), n: *n },
+                StmtKind::Recv { chan, n } => Instr::Recv { ch: names.channel(chan), n: *n },
+                StmtKind::Wake(t) => match names.task(t) {
+                    Some(task) => Instr::Wake { task },
+                    None => return Err(Unresolved { what: format!("wake: no task named `{t}`"), pos: s.pos }),
+                },
+                StmtKind::Wait => Instr::Wait,
+                StmtKind::Call(t) => match names.task(t) {
+                    Some(task) => Instr::Call { task },
+                    None => return Err(Unresolved { what: format!("call: no task named `{t}`"), pos: s.pos }),
+                },
+                StmtKind::Reply => Instr::Reply,
+            };
+            self.code.push(instr);
+        }
+        Ok(())
+    }
+}
+
+/// Where a task is in its program.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cursor {
+    pub pc: u32,
+    pub depth: u8,
+    /// Iterations left per open loop (u64::MAX: forever).
+    pub left: [u64; MAX_DEPTH],
+    /// `sum_exec_runtime` at which the current `run` ends (u64::MAX: never);
+    /// None when the task is not inside a `run`.
+    pub burst_end: Option<u64>,
+    /// Messages still to move by the send/recv in progress (it blocked).
+    pub io_left: u32,
+    /// Blocked in a `call`, waiting for the reply.
+    pub in_call: bool,
+}
+
+/// What a task does next, as far as the scheduler is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Run on the CPU until `sum_exec_runtime` reaches this value.
+    Burst(u64),
+    Sleep(u64),
+    Yield,
+    Nice(i32),
+    Slice(Option<u64>),
+    Exit,
+    Send { ch: u32, n: u32 },
+    Recv { ch: u32, n: u32 },
+    Wake { task: u32 },
+    Wait,
+    Call { task: u32 },
+    Reply,
+}
+
+/// Samples a duration.
+pub fn sample(d: Dur, rng: &mut Rng) -> u64 {
+    match d {
+        Dur::Fixed(v) => v,
+        Dur::Exp { mean } => rng.exp(mean),
+        Dur::Uniform { lo, hi } => rng.uniform(lo, hi),
+    }
+}
+
+impl Cursor {
+    /// Advances to the next statement that involves the scheduler and
+    /// returns it. `exec` is the task's CPU time now; `ops` counts completed
+    /// iterations of outermost loops. Returns None when more than `budget`
+    /// instructions ran without an action (a program that never yields time).
+    pub fn next(&mut self, prog: &Program, exec: u64, rng: &mut Rng, ops: &mut u64, budget: u32) -> Option<Action> {
+        for _ in 0..budget {
+            let Some(&instr) = prog.code.get(self.pc as usize) else {
+                return Some(Action::Exit);
+            };
+            self.pc += 1;
+            match instr {
+                Instr::Run(d) => {
+                    let end = exec.saturating_add(sample(d, rng));
+                    self.burst_end = Some(end);
+                    return Some(Action::Burst(end));
+                }
+                Instr::RunForever => {
+                    self.burst_end = Some(u64::MAX);
+                    return Some(Action::Burst(u64::MAX));
+                }
+                Instr::Sleep(d) => return Some(Action::Sleep(sample(d, rng))),
+                Instr::Yield => return Some(Action::Yield),
+                Instr::Nice(n) => return Some(Action::Nice(n)),
+                Instr::Slice(v) => return Some(Action::Slice(v)),
+                Instr::Exit => {
+                    self.pc = prog.code.len() as u32;
+                    return Some(Action::Exit);
+                }
+                Instr::Send { ch, n } => return Some(Action::Send { ch, n }),
+                Instr::Recv { ch, n } => return Some(Action::Recv { ch, n }),
+                Instr::Wake { task } => return Some(Action::Wake { task }),
+                Instr::Wait => return Some(Action::Wait),
+                Instr::Call { task } => return Some(Action::Call { task }),
+                Instr::Reply => return Some(Action::Reply),
+                Instr::Loop { count, end } => {
+                    let n = count.unwrap_or(u64::MAX);
+                    if n == 0 {
+                        self.pc = end + 1;
+                    } else {
+                        self.left[self.depth as usize] = n;
+                        self.depth += 1;
+                    }
+                }
+                Instr::EndLoop { start } => {
+                    let top = &mut self.left[self.depth as usize - 1];
+                    if self.depth == 1 {
+                        *ops += 1;
+                    }
+                    if *top != u64::MAX {
+                        *top -= 1;
+                    }
+                    if *top > 0 {
+                        self.pc = start + 1;
+                    } else {
+                        self.depth -= 1;
+                    }
+                }
+            }
+        }
+        None
+    }
+}

@@ -1,0 +1,235 @@
+//! What a run produced, as the CLI prints it (`schedlab run --json`).
+
+use serde::Serialize;
+
+use crate::lab::trace::hist::Percentiles;
+use crate::kernel::sched::pick::PickStats;
+use crate::lab::sim::{Simulation, WorkloadRun};
+use crate::lab::workload::Metric;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TaskResult {
+    pub name: String,
+    pub cpu_time_ns: u64,
+    /// cpu_time / sim_time.
+    pub share: f64,
+    pub nr_switches: u64,
+    pub nr_voluntary_switches: u64,
+    pub nr_involuntary_switches: u64,
+    pub nr_migrations: u64,
+    pub nr_wakeups: u64,
+    /// Time runnable but not running (schedstat run_delay).
+    pub run_delay_ns: u64,
+    pub wakeup_latency_ns: Percentiles,
+    /// Completed iterations of the program's outermost loops.
+    pub ops: u64,
+}
+
+/// What a workload macro measured over its worker tasks.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WorkloadResult {
+    pub name: String,
+    pub kind: &'static str,
+    pub case: String,
+    pub load: String,
+    /// The workload's own figure (see `workload::Metric`), in `unit`.
+    pub metric: Metric,
+    pub unit: &'static str,
+    pub value: f64,
+    pub higher_is_better: bool,
+    /// Operations the workers completed (loop iterations: messages read,
+    /// transactions, requests, wakes handled).
+    pub ops: u64,
+    pub ops_per_sec: f64,
+    /// Whether every task of the run finished its program.
+    pub finished: bool,
+    /// Time to completion (finished) or the simulated duration, ns.
+    pub time_ns: u64,
+    pub wakeup_latency_ns: Percentiles,
+    /// From a `call` returning to the next `call` (schbench requests).
+    pub request_latency_ns: Percentiles,
+    pub nr_voluntary_switches: u64,
+    pub nr_involuntary_switches: u64,
+    pub nr_migrations: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CpuResult {
+    pub cpu: u32,
+    pub busy_ns: u64,
+    pub idle_ns: u64,
+    pub nr_switches: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunResult {
+    pub kernel: String,
+    pub seed: u64,
+    pub features: Vec<&'static str>,
+    pub sim_time_ns: u64,
+    pub events: u64,
+    pub records: u64,
+    /// Hash of the event log (equal across hosts and wasm).
+    pub log_hash: String,
+    pub tasks: Vec<TaskResult>,
+    pub workloads: Vec<WorkloadResult>,
+    pub cpus: Vec<CpuResult>,
+    pub pick: PickStats,
+    /// select_idle_sibling() statistics: wakeups, CPUs scanned, idle found.
+    pub sis: crate::kernel::sched::select::SisStats,
+    /// Load-balancer activity.
+    pub balance: crate::kernel::sched::balance::BalanceStats,
+    pub topology: String,
+    pub warnings: Vec<String>,
+}
+
+impl Simulation {
+    /// Summarises the run so far (call after `run()` for the whole run).
+    pub fn results(&self, kernel: &str) -> RunResult {
+        let s = &self.state.sched;
+        let sim_time = s.now.max(1);
+        RunResult {
+            kernel: kernel.to_string(),
+            seed: self.info.seed,
+            features: s.feat.enabled().map(|f| f.name()).collect(),
+            sim_time_ns: s.now,
+            events: self.state.events,
+            records: self.log.count,
+            log_hash: format!("{:016x}", self.log.hash.0),
+            tasks: s
+                .tasks
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let cpu_time = self.task_cpu_time(i as u32);
+                    TaskResult {
+                        name: self.info.task_names[i].clone(),
+                        cpu_time_ns: cpu_time,
+                        share: cpu_time as f64 / sim_time as f64,
+                        nr_switches: t.stats.nvcsw + t.stats.nivcsw,
+                        nr_voluntary_switches: t.stats.nvcsw,
+                        nr_involuntary_switches: t.stats.nivcsw,
+                        nr_migrations: t.stats.nr_migrations,
+                        nr_wakeups: t.stats.nr_wakeups,
+                        run_delay_ns: t.stats.run_delay,
+                        wakeup_latency_ns: s.wakeup_latency(i as u32).percentiles(),
+                        ops: t.stats.ops,
+                    }
+                })
+                .collect(),
+            workloads: self.info.workloads.iter().map(|w| self.workload_result(w)).collect(),
+            cpus: s
+                .rqs
+                .iter()
+                .map(|rq| CpuResult { cpu: rq.cpu, busy_ns: rq.busy_ns, idle_ns: rq.idle_ns, nr_switches: rq.nr_switches })
+                .collect(),
+            pick: s.stats,
+            sis: s.sis,
+            balance: s.balance_stats,
+            topology: format!("{} ({})", s.topo.name, s.topo.describe()),
+            warnings: self.warnings.clone(),
+        }
+    }
+}
+
+/// A workload's counters and latency histograms over its workers.
+struct Gathered {
+    secs: f64,
+    time_ns: u64,
+    finished: bool,
+    total_ops: Option<u64>,
+    ops: u64,
+    cpu_time: u64,
+    nvcsw: u64,
+    nivcsw: u64,
+    migrations: u64,
+    wakeup: crate::lab::trace::hist::Hist,
+    request: crate::lab::trace::hist::Hist,
+}
+
+impl Gathered {
+    fn value(&self, metric: Metric) -> f64 {
+        match metric {
+            // Unfinished: the time the whole job would take at the rate
+            // reached (hackbench cut short by the duration).
+            Metric::Time => match self.total_ops {
+                Some(total) if !self.finished && self.ops > 0 => self.secs * total as f64 / self.ops as f64,
+                _ => self.secs,
+            },
+            Metric::Throughput => self.ops as f64 / self.secs,
+            Metric::WakeupP90 => self.wakeup.quantile(0.90) as f64 / 1e3,
+            Metric::WakeupP99 => self.wakeup.quantile(0.99) as f64 / 1e3,
+            Metric::RequestP99 => self.request.quantile(0.99) as f64 / 1e3,
+            Metric::CpuTime => self.cpu_time as f64 / 1e9 / self.secs,
+        }
+    }
+}
+
+impl Simulation {
+    /// Sums the counters and merges the histograms of a workload's workers.
+    fn gather(&self, w: &WorkloadRun) -> Gathered {
+        let s = &self.state.sched;
+        let time_ns = s.now.max(1);
+        let mut g = Gathered {
+            secs: time_ns as f64 / 1e9,
+            time_ns,
+            finished: self.state.exited as usize == s.tasks.len(),
+            total_ops: w.measure.total_ops,
+            ops: 0,
+            cpu_time: 0,
+            nvcsw: 0,
+            nivcsw: 0,
+            migrations: 0,
+            wakeup: Default::default(),
+            request: Default::default(),
+        };
+        for &t in &w.workers {
+            let st = &s.tasks[t as usize].stats;
+            g.wakeup.merge(&s.wakeup_latency(t));
+            g.request.merge(&st.request_latency);
+            g.ops += st.ops;
+            g.nvcsw += st.nvcsw;
+            g.nivcsw += st.nivcsw;
+            g.migrations += st.nr_migrations;
+            g.cpu_time += self.task_cpu_time(t);
+        }
+        g
+    }
+
+    /// The merged wakeup-latency histogram of a workload's workers.
+    pub fn workload_wakeup_hist(&self, w: &WorkloadRun) -> crate::lab::trace::hist::Hist {
+        self.gather(w).wakeup
+    }
+
+    /// One metric of a workload (a study may compare another figure than
+    /// the workload's own).
+    pub fn workload_metric(&self, w: &WorkloadRun, metric: Metric) -> f64 {
+        self.gather(w).value(metric)
+    }
+
+    /// A workload's figures, summed (counters) and merged (latency
+    /// histograms) over its worker tasks.
+    pub fn workload_result(&self, w: &WorkloadRun) -> WorkloadResult {
+        let m = &w.measure;
+        let g = self.gather(w);
+        WorkloadResult {
+            name: m.name.clone(),
+            kind: m.kind,
+            case: m.case.clone(),
+            load: m.load.clone(),
+            metric: m.metric,
+            unit: m.metric.unit(),
+            value: g.value(m.metric),
+            higher_is_better: m.metric.higher_is_better(),
+            ops: g.ops,
+            ops_per_sec: g.ops as f64 / g.secs,
+            finished: g.finished,
+            time_ns: g.time_ns,
+            wakeup_latency_ns: g.wakeup.percentiles(),
+            request_latency_ns: g.request.percentiles(),
+            nr_voluntary_switches: g.nvcsw,
+            nr_involuntary_switches: g.nivcsw,
+            nr_migrations: g.migrations,
+        }
+    }
+}

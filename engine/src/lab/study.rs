@@ -1,0 +1,445 @@
+//! Studies: one workload at several load levels × seeds × configurations,
+//! reduced to the result table of the seed mails:
+//!
+//! ```text
+//! case            	load    	baseline(std%)	compare%( std%)
+//! process-pipe    	1 group 	 1.00 (  0.59)	 -1.35 (  0.88)
+//! ```
+//!
+//! The baseline column is normalised to 1.00; std% is the sample standard
+//! deviation over the seeds as a percentage of the mean. compare% is the
+//! change against the baseline mean with the mails' sign convention: a
+//! positive number is an improvement, whichever way the metric points
+//! (throughput: higher is better; time and latency: lower is better).
+//!
+//! Runs are independent: `run_one` is pure, so the CLI spreads them over
+//! threads and the page runs them one at a time in a web worker, with
+//! progress and cancellation. A run's value depends only on its scenario,
+//! configuration and seed, so the table is the same on the host and in wasm.
+
+use serde::Serialize;
+
+use crate::lab::build::{self, Overrides};
+use crate::lab::compare::{mean_std, ConfigSpec};
+use crate::lab::scenario::{self, Named, Param, Scenario, ScenarioError, StudySpec};
+use crate::lab::sim::LogMode;
+use crate::lab::workload::{self, Metric};
+
+type R<T> = Result<T, ScenarioError>;
+
+/// A row of the table: one case at one load.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Row {
+    pub case: String,
+    pub load: String,
+    /// The workload parameters this row sets.
+    #[serde(skip)]
+    params: Vec<(Named, Param)>,
+}
+
+/// One planned run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RunKey {
+    pub row: usize,
+    pub config: usize,
+    pub seed: u64,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunValue {
+    /// The study's metric.
+    pub value: f64,
+    pub events: u64,
+    pub log_hash: String,
+    /// The workload's wakeup latency (ns) at the quantiles `CDF_QUANTILES`
+    /// (for CDF plots).
+    pub wakeup_cdf: Vec<u64>,
+    /// Context switches of the workload's tasks per simulated second.
+    pub switches_per_sec: f64,
+    pub ops_per_sec: f64,
+}
+
+/// The quantiles of `RunValue::wakeup_cdf`: 1 % steps, then the tail.
+pub const CDF_QUANTILES: [f64; 24] =
+    [0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99, 0.995, 0.999, 1.0];
+
+/// A study, planned and partly or fully run.
+#[derive(Clone, Debug)]
+pub struct Study {
+    sc: Scenario,
+    pub kind: &'static str,
+    pub configs: Vec<ConfigSpec>,
+    pub seeds: Vec<u64>,
+    pub metric: Metric,
+    pub rows: Vec<Row>,
+    /// In order: row, then seed, then configuration.
+    pub runs: Vec<RunKey>,
+    pub values: Vec<Option<RunValue>>,
+}
+
+/// The change from `base` to `new` in %, positive when `new` is better.
+pub fn change_pct(base: f64, new: f64, higher_is_better: bool) -> f64 {
+    if base == 0.0 {
+        return 0.0;
+    }
+    let up = (new - base) / base * 100.0;
+    // `+ 0.0` turns a negated zero into +0.00 in the table.
+    (if higher_is_better { up } else { -up }) + 0.0
+}
+
+/// Standard deviation as a percentage of the mean.
+pub fn std_pct(xs: &[f64]) -> f64 {
+    let (mean, std) = mean_std(xs);
+    if mean == 0.0 {
+        0.0
+    } else {
+        (std / mean * 100.0).abs()
+    }
+}
+
+fn config_spec(n: &Named) -> R<ConfigSpec> {
+    ConfigSpec::parse(&n.name).map_err(|m| ScenarioError::at(n, m))
+}
+
+/// Sets (or adds) a workload parameter.
+fn set_param(w: &mut scenario::WorkloadSpec, named: &Named, value: &Param) {
+    match w.params.iter_mut().find(|(n, _)| n.name == named.name) {
+        Some(slot) => *slot = (named.clone(), value.clone()),
+        None => w.params.push((named.clone(), value.clone())),
+    }
+}
+
+impl Study {
+    /// Plans the study of a scenario with a `[study]` table, checking
+    /// every configuration and every row before anything runs.
+    pub fn new(text: &str) -> R<Study> {
+        Study::from_scenario(scenario::parse(text)?)
+    }
+
+    /// Plans the study of an already parsed scenario.
+    pub fn from_scenario(sc: Scenario) -> R<Study> {
+        let Some(spec) = sc.study.clone() else {
+            return Err(ScenarioError::new("study", None, "the scenario has no [study] table (see README, \"Studies\")"));
+        };
+        Study::plan(sc, &spec)
+    }
+
+    fn plan(mut sc: Scenario, spec: &StudySpec) -> R<Study> {
+        sc.study = None;
+        if sc.workloads.len() != 1 {
+            return Err(ScenarioError::new(
+                "study",
+                Some(spec.pos),
+                format!("a study varies one [[workload]]; this scenario has {}", sc.workloads.len()),
+            ));
+        }
+        let mut configs = vec![config_spec(&spec.base)?];
+        for c in &spec.compare {
+            configs.push(config_spec(c)?);
+        }
+        // Every configuration must resolve (kernel, patches, flags).
+        let mut cpus = 0;
+        for (named, c) in std::iter::once(&spec.base).chain(&spec.compare).zip(&configs) {
+            let cfg = build::config(&sc, &c.overrides(None)).map_err(|e| ScenarioError::at(named, format!("`{}`: {}", named.name, e.msg)))?;
+            cpus = cfg.cpus;
+        }
+        let cases: Vec<Vec<(Named, Param)>> = if spec.cases.is_empty() { vec![Vec::new()] } else { spec.cases.clone() };
+        let mut rows = Vec::new();
+        let mut kind = "";
+        let mut own_metric = Metric::Throughput;
+        for case in &cases {
+            let loads: Vec<Option<&(Param, scenario::Pos)>> = if spec.loads.is_empty() { vec![None] } else { spec.loads.iter().map(Some).collect() };
+            for load in loads {
+                let mut params = case.clone();
+                if let (Some(name), Some((value, pos))) = (&spec.load, load) {
+                    params.push((Named { name: name.name.clone(), key: format!("study.loads ({})", name.name), pos: *pos }, value.clone()));
+                }
+                let mut w = sc.workloads[0].clone();
+                for (n, v) in &params {
+                    set_param(&mut w, n, v);
+                }
+                let e = workload::expand(&w, 0, cpus)?;
+                kind = e.measure.kind;
+                own_metric = e.measure.metric;
+                rows.push(Row { case: e.measure.case, load: e.measure.load, params });
+            }
+        }
+        let metric = match &spec.metric {
+            None => own_metric,
+            Some(n) => Metric::from_name(&n.name).ok_or_else(|| {
+                let names: Vec<&str> = Metric::ALL.iter().map(|m| m.name()).collect();
+                ScenarioError::at(n, format!("unknown metric `{}` (known: {})", n.name, names.join(", ")))
+            })?,
+        };
+        let mut runs = Vec::new();
+        for row in 0..rows.len() {
+            for &seed in &spec.seeds {
+                for config in 0..configs.len() {
+                    runs.push(RunKey { row, config, seed });
+                }
+            }
+        }
+        let values = vec![None; runs.len()];
+        Ok(Study { sc, kind, configs, seeds: spec.seeds.clone(), metric, rows, runs, values })
+    }
+
+    /// The scenario of a row (the workload with the row's parameters).
+    pub fn row_scenario(&self, row: usize) -> Scenario {
+        let mut sc = self.sc.clone();
+        for (n, v) in &self.rows[row].params {
+            set_param(&mut sc.workloads[0], n, v);
+        }
+        sc
+    }
+
+    /// The scenario of one run with its configuration and seed written in,
+    /// as TOML: what a table cell opens in the timeline.
+    pub fn run_scenario_text(&self, key: RunKey) -> String {
+        let mut sc = self.row_scenario(key.row);
+        let c = &self.configs[key.config];
+        let ov = c.overrides(Some(key.seed));
+        sc.sim.seed = key.seed;
+        let here = |name: &str| Named { name: name.to_string(), key: "study".into(), pos: scenario::Pos::START };
+        if let Some(k) = &ov.kernel {
+            sc.sim.kernel = here(k);
+        }
+        if let Some(p) = &ov.patches {
+            sc.sim.patches = p.iter().map(|n| here(n)).collect();
+        }
+        for (f, on) in &ov.features {
+            sc.sim.features.retain(|(n, _)| n.name != *f);
+            sc.sim.features.push((here(f), *on));
+        }
+        scenario::to_toml(&sc)
+    }
+
+    /// Runs one planned run (does not record it).
+    pub fn run_one(&self, i: usize) -> Result<RunValue, String> {
+        let key = self.runs[i];
+        let sc = self.row_scenario(key.row);
+        let ov: Overrides = self.configs[key.config].overrides(Some(key.seed));
+        let (mut sim, _) = build::build(&sc, &ov, LogMode::HashOnly).map_err(|e| e.to_string())?;
+        sim.run();
+        let w = &sim.info.workloads[0];
+        let hist = sim.workload_wakeup_hist(w);
+        let r = sim.workload_result(w);
+        let secs = r.time_ns as f64 / 1e9;
+        Ok(RunValue {
+            value: sim.workload_metric(w, self.metric),
+            events: sim.state.events,
+            log_hash: format!("{:016x}", sim.log.hash.0),
+            wakeup_cdf: CDF_QUANTILES.iter().map(|&q| hist.quantile(q)).collect(),
+            switches_per_sec: (r.nr_voluntary_switches + r.nr_involuntary_switches) as f64 / secs,
+            ops_per_sec: r.ops_per_sec,
+        })
+    }
+
+    pub fn record(&mut self, i: usize, v: RunValue) {
+        self.values[i] = Some(v);
+    }
+
+    /// Runs the next run not yet done; returns how many are done, or None
+    /// when all are.
+    pub fn run_next(&mut self) -> Option<Result<usize, String>> {
+        let i = self.values.iter().position(Option::is_none)?;
+        Some(self.run_one(i).map(|v| {
+            self.record(i, v);
+            self.done()
+        }))
+    }
+
+    pub fn done(&self) -> usize {
+        self.values.iter().filter(|v| v.is_some()).count()
+    }
+
+    /// Runs everything, one run after the other (wasm has no threads; the
+    /// page runs studies in a web worker instead).
+    #[cfg(target_arch = "wasm32")]
+    pub fn run_all(&mut self, _threads: usize) -> Result<(), String> {
+        while let Some(r) = self.run_next() {
+            r?;
+        }
+        Ok(())
+    }
+
+    /// Runs everything, on up to `threads` threads.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn run_all(&mut self, threads: usize) -> Result<(), String> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let next = AtomicUsize::new(0);
+        let this = &*self;
+        let results: Vec<Vec<(usize, Result<RunValue, String>)>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads.max(1))
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut out = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            if i >= this.runs.len() {
+                                return out;
+                            }
+                            if this.values[i].is_none() {
+                                out.push((i, this.run_one(i)));
+                            }
+                        }
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+        });
+        for (i, r) in results.into_iter().flatten() {
+            self.record(i, r?);
+        }
+        Ok(())
+    }
+
+    /// The result table from the runs done so far.
+    pub fn table(&self) -> Table {
+        let hib = self.metric.higher_is_better();
+        let rows = self
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(r, row)| {
+                // values[config][seed index]
+                let per_config: Vec<Vec<Option<f64>>> = (0..self.configs.len())
+                    .map(|c| {
+                        self.seeds
+                            .iter()
+                            .map(|&seed| {
+                                let i = self.runs.iter().position(|k| *k == RunKey { row: r, config: c, seed })?;
+                                self.values[i].as_ref().map(|v| v.value)
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let base: Vec<f64> = per_config[0].iter().flatten().copied().collect();
+                let (base_mean, _) = mean_std(&base);
+                let cells = per_config
+                    .iter()
+                    .enumerate()
+                    .map(|(c, vals)| {
+                        let xs: Vec<f64> = vals.iter().flatten().copied().collect();
+                        let (mean, _) = mean_std(&xs);
+                        // The seed that fares worst: against the baseline
+                        // of the same seed (compare columns) or the mean.
+                        let worst = self
+                            .seeds
+                            .iter()
+                            .zip(vals)
+                            .zip(&per_config[0])
+                            .filter_map(|((&seed, v), b)| {
+                                let v = (*v)?;
+                                let against = if c == 0 { base_mean } else { (*b)? };
+                                Some((seed, change_pct(against, v, hib)))
+                            })
+                            .min_by(|a, b| a.1.total_cmp(&b.1))
+                            .map(|(s, _)| s);
+                        Cell {
+                            runs: xs.len(),
+                            mean,
+                            std_pct: std_pct(&xs),
+                            change_pct: if c == 0 { None } else { Some(change_pct(base_mean, mean, hib)) },
+                            values: vals.clone(),
+                            worst_seed: worst,
+                        }
+                    })
+                    .collect();
+                TableRow { case: row.case.clone(), load: row.load.clone(), cells }
+            })
+            .collect();
+        Table {
+            workload: self.kind,
+            metric: self.metric,
+            unit: self.metric.unit(),
+            higher_is_better: hib,
+            configs: self.configs.iter().map(|c| c.text.clone()).collect(),
+            seeds: self.seeds.clone(),
+            rows,
+            complete: self.done() == self.runs.len(),
+        }
+    }
+}
+
+/// One configuration's figures in one row.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Cell {
+    /// Seeds run so far.
+    pub runs: usize,
+    pub mean: f64,
+    pub std_pct: f64,
+    /// Against the baseline (None in the baseline column).
+    pub change_pct: Option<f64>,
+    /// Per seed, in the study's seed order (None: not run yet).
+    pub values: Vec<Option<f64>>,
+    /// The seed to open when drilling into this cell.
+    pub worst_seed: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TableRow {
+    pub case: String,
+    pub load: String,
+    pub cells: Vec<Cell>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Table {
+    pub workload: &'static str,
+    pub metric: Metric,
+    pub unit: &'static str,
+    pub higher_is_better: bool,
+    /// Baseline first.
+    pub configs: Vec<String>,
+    pub seeds: Vec<u64>,
+    pub rows: Vec<TableRow>,
+    pub complete: bool,
+}
+
+impl Table {
+    /// Row order for the sorted view: worst change first (by the first
+    /// compare column), as asked for in seed 003.
+    pub fn sorted_rows(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.rows.len()).collect();
+        let key = |r: usize| self.rows[r].cells.get(1).and_then(|c| c.change_pct).unwrap_or(0.0);
+        order.sort_by(|&a, &b| key(a).total_cmp(&key(b)).then(a.cmp(&b)));
+        order
+    }
+
+    /// The table as the mails print it (tab separated, fixed widths).
+    pub fn format(&self, sorted: bool) -> String {
+        let mut s = format!("{}\n{}\n", self.workload, "=".repeat(self.workload.len()));
+        s += &format!(
+            "metric: {} ({}, {} is better); {} seed{}; positive compare% is better\n",
+            self.metric.name(),
+            self.unit,
+            if self.higher_is_better { "higher" } else { "lower" },
+            self.seeds.len(),
+            if self.seeds.len() == 1 { "" } else { "s" }
+        );
+        s += &format!("{:<16}\t{:<8}\tbaseline(std%)", "case", "load");
+        for _ in 1..self.configs.len() {
+            s += "\tcompare%( std%)";
+        }
+        s += "\n";
+        let order: Vec<usize> = if sorted { self.sorted_rows() } else { (0..self.rows.len()).collect() };
+        for r in order {
+            let row = &self.rows[r];
+            s += &format!("{:<16}\t{:<8}\t{:>5.2} ({:>6.2})", row.case, row.load, 1.0, row.cells[0].std_pct);
+            for c in &row.cells[1..] {
+                s += &format!("\t{:>+6.2} ({:>6.2})", c.change_pct.unwrap_or(0.0), c.std_pct);
+            }
+            s += "\n";
+        }
+        s += "\nconfigurations:";
+        for (i, c) in self.configs.iter().enumerate() {
+            s += &format!(" [{}] {c}", if i == 0 { "baseline".to_string() } else { format!("compare {i}") });
+        }
+        s += "\n";
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,731 @@
+//! Workload macros: `[[workload]]` entries that expand into tasks and
+//! channels modelling the benchmarks the seed threads report.
+//!
+//! Each kind documents how it maps onto the real benchmark: which threads
+//! exist, who wakes whom and how (pipe/socket channels with WF_SYNC,
+//! futex-like wake/wait, schbench's call/reply lists), and what CPU time a
+//! system call costs. Those costs are estimates for a recent x86 server
+//! (they are parameters: set them from a measurement of your machine).
+//! `schedlab expand` prints what a macro became, as scenario TOML.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use crate::lab::scenario::{self, ChannelSpec, CpuList, Named, Param, Policy, Pos, ScenarioError, TaskSpec, WorkloadSpec};
+
+type R<T> = Result<T, ScenarioError>;
+
+/// The figure a study compares for a workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Metric {
+    /// Seconds to complete the work (hackbench); lower is better.
+    Time,
+    /// Operations per second; higher is better.
+    Throughput,
+    /// 90th / 99th percentile wakeup latency in µs (schbench); lower is
+    /// better.
+    WakeupP90,
+    WakeupP99,
+    /// 99th percentile request latency in µs (schbench); lower is better.
+    RequestP99,
+    /// CPU time received, in CPUs (hogs); higher is better.
+    CpuTime,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 6] = [Metric::Time, Metric::Throughput, Metric::WakeupP90, Metric::WakeupP99, Metric::RequestP99, Metric::CpuTime];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Time => "time",
+            Metric::Throughput => "throughput",
+            Metric::WakeupP90 => "wakeup-p90",
+            Metric::WakeupP99 => "wakeup-p99",
+            Metric::RequestP99 => "request-p99",
+            Metric::CpuTime => "cpu-time",
+        }
+    }
+
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::Time => "s",
+            Metric::Throughput => "ops/s",
+            Metric::WakeupP90 | Metric::WakeupP99 | Metric::RequestP99 => "us",
+            Metric::CpuTime => "CPUs",
+        }
+    }
+
+    /// The seed tables' convention: a positive change is an improvement.
+    pub fn higher_is_better(self) -> bool {
+        matches!(self, Metric::Throughput | Metric::CpuTime)
+    }
+
+    pub fn from_name(s: &str) -> Option<Metric> {
+        Metric::ALL.into_iter().find(|m| m.name() == s)
+    }
+}
+
+/// What a workload measures, and over which of its tasks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measure {
+    /// The name prefix of the workload's tasks.
+    pub name: String,
+    pub kind: &'static str,
+    /// The row label of the seed tables ("process-pipe", "TCP_RR").
+    pub case: String,
+    /// The load label ("4 groups", "28 threads").
+    pub load: String,
+    pub metric: Metric,
+    /// Task specs (names) whose operations and latencies count.
+    pub workers: Vec<String>,
+    /// Operations the workload does in total when it runs to completion.
+    pub total_ops: Option<u64>,
+}
+
+/// A macro's tasks, channels and measure.
+#[derive(Clone, Debug)]
+pub struct Expanded {
+    pub tasks: Vec<TaskSpec>,
+    pub channels: Vec<ChannelSpec>,
+    pub measure: Measure,
+}
+
+/// One parameter of a workload kind, for `schedlab workloads` and errors.
+pub struct ParamDoc {
+    pub name: &'static str,
+    pub default: &'static str,
+    pub about: &'static str,
+}
+
+/// A workload kind and its documentation.
+pub struct KindDoc {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub params: &'static [ParamDoc],
+    expand: fn(&mut Args, &mut Out) -> R<Measure>,
+}
+
+/// The most tasks one run holds (hand-written and workload tasks). The
+/// largest seed benchmark (hackbench 64 groups × 40 on spr-2s-224) has 2560;
+/// a bound keeps a typo such as `groups = 1024, fds = 1024` from exhausting
+/// memory (a browser tab's) before it is reported.
+pub const MAX_TASKS: u64 = 262_144;
+
+const fn p(name: &'static str, default: &'static str, about: &'static str) -> ParamDoc {
+    ParamDoc { name, default, about }
+}
+
+/// Parameters every kind accepts.
+pub const COMMON: &[ParamDoc] = &[
+    p("name", "the kind", "prefix of the task and channel names"),
+    p("nice", "0", "nice value of every task"),
+    p("group", "root", "cgroup (a [[group]] name) of every task"),
+    p("affinity", "all CPUs", "cpulist every task may run on"),
+    p("start", "0", "when the tasks are created"),
+    p("jitter", "10%", "spread of every fixed cost: uniform within ±jitter (0: fixed), so seeds differ"),
+];
+
+pub const KINDS: &[KindDoc] = &[
+    KindDoc {
+        name: "hackbench",
+        about: "hackbench / perf bench sched messaging: per group, `fds` senders each write `loops` messages \
+                to each of `fds` receivers; the run ends when every receiver has read all. Metric: time.",
+        params: &[
+            p("groups", "1", "groups of fds senders + fds receivers"),
+            p("fds", "20", "senders and receivers per group"),
+            p("loops", "100", "messages each sender writes to each receiver"),
+            p("datasize", "100", "bytes per message (sets the channel capacity)"),
+            p("mode", "process", "process | threads (threads share one address space)"),
+            p("ipc", "sockets", "pipe | sockets"),
+            p("write_cost", "0.8us pipe, 1.6us sockets", "CPU time of one write()"),
+            p("read_cost", "0.7us pipe, 1.3us sockets", "CPU time of one read()"),
+        ],
+        expand: hackbench,
+    },
+    KindDoc {
+        name: "schbench",
+        about: "schbench: message threads wake their workers (futex lists); a worker sleeps, then works, then \
+                asks again. Metric: 99th percentile wakeup latency.",
+        params: &[
+            p("message_threads", "1", "message threads (-m)"),
+            p("workers", "ceil(CPUs / message_threads)", "workers per message thread (-t)"),
+            p("sleep", "100us", "think-time sleep per request (-s)"),
+            p("work", "1ms", "CPU time per request (-F 256 -n 5 on a ~5 GFLOP core)"),
+        ],
+        expand: schbench,
+    },
+    KindDoc {
+        name: "netperf-rr",
+        about: "netperf TCP_RR / UDP_RR over loopback: `threads` netperf/netserver pairs, one-byte \
+                request/response. Metric: transactions/s.",
+        params: &[
+            p("threads", "CPUs", "client/server pairs (a number or a percentage of CPUs, \"50%\")"),
+            p("proto", "tcp", "tcp | udp"),
+            p("send_cost", "5us tcp, 4us udp", "CPU time of one send (with the loopback receive path)"),
+            p("recv_cost", "2us tcp, 1.5us udp", "CPU time of one recv"),
+        ],
+        expand: netperf_rr,
+    },
+    KindDoc {
+        name: "netperf-stream",
+        about: "netperf TCP_STREAM / UDP_STREAM over loopback: `threads` pairs streaming 64 KiB sends into a \
+                bounded socket buffer. Metric: messages/s.",
+        params: &[
+            p("threads", "CPUs", "sender/receiver pairs (a number or a percentage of CPUs)"),
+            p("proto", "tcp", "tcp | udp"),
+            p("window", "16", "sends the socket buffer holds before the sender blocks"),
+            p("send_cost", "12us", "CPU time of one 64 KiB send"),
+            p("recv_cost", "8us", "CPU time of one recv"),
+        ],
+        expand: netperf_stream,
+    },
+    KindDoc {
+        name: "tbench",
+        about: "tbench (dbench's network mode) over loopback: `threads` client/server pairs exchanging \
+                requests of varied cost. Metric: operations/s (tbench reports MB/s).",
+        params: &[
+            p("threads", "CPUs", "clients, each with its own server process"),
+            p("client_work", "exp(6us)", "client CPU time per request"),
+            p("server_work", "exp(10us)", "server CPU time per request"),
+        ],
+        expand: tbench,
+    },
+    KindDoc {
+        name: "pipe-test",
+        about: "pipe-test / perf bench sched pipe: two tasks ping-pong one byte through two pipes, pinned \
+                to one CPU (seed 003's `taskset -c 3 pipe-test`). Metric: round trips/s.",
+        params: &[
+            p("cpu", "0", "CPU both run on (-1: not pinned)"),
+            p("loops", "forever", "round trips"),
+            p("work", "0.7us", "CPU time of one write+read"),
+            p("mode", "process", "process | threads"),
+        ],
+        expand: pipe_test,
+    },
+    KindDoc {
+        name: "stress-futex",
+        about: "stress-ng --futex: per instance a waker calls futex_wake in a loop and a waiter \
+                futex_waits. Metric: wakes/s (bogo ops).",
+        params: &[
+            p("instances", "CPUs", "waker/waiter pairs"),
+            p("wake_cost", "0.4us", "CPU time of one futex_wake"),
+            p("wait_cost", "0.3us", "CPU time after each wait returns"),
+        ],
+        expand: stress_futex,
+    },
+    KindDoc {
+        name: "stress-sigsuspend",
+        about: "stress-ng --sigsuspend: per instance a parent sends SIGUSR1 to 4 children waiting in \
+                sigsuspend(). Metric: signals handled/s (bogo ops).",
+        params: &[
+            p("instances", "CPUs", "parents, each with 4 children"),
+            p("kill_cost", "0.5us", "CPU time of one kill()"),
+            p("handle_cost", "0.8us", "CPU time to take the signal and re-enter sigsuspend"),
+        ],
+        expand: stress_sigsuspend,
+    },
+    KindDoc {
+        name: "hogs",
+        about: "CPU hogs: tasks that never sleep. Metric: CPU time received.",
+        params: &[p("count", "CPUs", "hogs (a number or a percentage of CPUs)")],
+        expand: hogs,
+    },
+];
+
+/// The kind named `name`.
+pub fn kind(name: &str) -> Option<&'static KindDoc> {
+    KINDS.iter().find(|k| k.name == name)
+}
+
+/// Expands one `[[workload]]` (`index` is its position in the scenario,
+/// for the default name of a second workload of one kind).
+pub fn expand(w: &WorkloadSpec, index: usize, cpus: u32) -> R<Expanded> {
+    let Some(k) = kind(&w.kind.name) else {
+        let names: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
+        let hint = scenario::suggest(&w.kind.name, &names).map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
+        return Err(ScenarioError::at(&w.kind, format!("unknown workload kind `{}`{hint} (known: {})", w.kind.name, names.join(", "))));
+    };
+    let name = match &w.name {
+        Some(n) => n.clone(),
+        None if index == 0 => k.name.to_string(),
+        None => format!("{}{index}", k.name),
+    };
+    if let Err(m) = scenario::check_task_name(&name) {
+        return Err(ScenarioError::new(format!("{}.name", base_key(w)), Some(w.pos), m));
+    }
+    let mut args = Args { w, used: vec![false; w.params.len()], cpus };
+    let mut out = Out { name, tasks: Vec::new(), channels: Vec::new(), pos: w.pos, common: Common::default() };
+    out.common = common(&mut args)?;
+    let measure = (k.expand)(&mut args, &mut out)?;
+    args.finish(k)?;
+    Ok(Expanded { tasks: out.tasks, channels: out.channels, measure })
+}
+
+fn base_key(w: &WorkloadSpec) -> String {
+    w.kind.key.strip_suffix(".kind").unwrap_or("workload").to_string()
+}
+
+/// Parameters shared by all kinds, applied to every task.
+#[derive(Default)]
+struct Common {
+    nice: i32,
+    group: Option<Named>,
+    affinity: Option<(CpuList, Pos)>,
+    start: u64,
+    /// ±jitter in per mille.
+    jitter: u64,
+}
+
+fn common(a: &mut Args) -> R<Common> {
+    let nice = a.int("nice", 0, -20, 19)? as i32;
+    let group = match a.get("group") {
+        Some((n, Param::Str(s))) => Some(Named { name: s.clone(), key: n.key.clone(), pos: n.pos }),
+        Some((n, _)) => return Err(ScenarioError::at(n, "`group` must be a group name (string)")),
+        None => None,
+    };
+    let affinity = match a.get("affinity") {
+        Some((n, Param::Str(s))) => Some((CpuList::parse(s).map_err(|m| ScenarioError::at(n, m))?, n.pos)),
+        Some((n, Param::Int(c))) if *c >= 0 => Some((CpuList(vec![*c as u32]), n.pos)),
+        Some((n, _)) => return Err(ScenarioError::at(n, "`affinity` must be a cpulist such as \"0-3,8\"")),
+        None => None,
+    };
+    let start = a.dur("start", 0)?;
+    let jitter = match a.get("jitter") {
+        None => 100,
+        Some((_, Param::Int(0))) => 0,
+        Some((n, Param::Str(s))) => match s.strip_suffix('%').map(|v| v.trim().parse::<f64>()) {
+            Some(Ok(pc)) if (0.0..=100.0).contains(&pc) => (pc * 10.0).round() as u64,
+            _ => return Err(ScenarioError::at(n, format!("`jitter` must be a percentage in 0%..100%, found \"{s}\""))),
+        },
+        Some((n, _)) => return Err(ScenarioError::at(n, "`jitter` must be a percentage such as \"10%\" (or 0)")),
+    };
+    Ok(Common { nice, group, affinity, start, jitter })
+}
+
+/// Reads a workload's parameters, remembering which were used.
+struct Args<'a> {
+    w: &'a WorkloadSpec,
+    used: Vec<bool>,
+    cpus: u32,
+}
+
+impl<'a> Args<'a> {
+    fn get(&mut self, name: &str) -> Option<(&'a Named, &'a Param)> {
+        let i = self.w.params.iter().position(|(n, _)| n.name == name)?;
+        self.used[i] = true;
+        let (n, v) = &self.w.params[i];
+        Some((n, v))
+    }
+
+    fn int(&mut self, name: &str, default: i64, lo: i64, hi: i64) -> R<i64> {
+        match self.get(name) {
+            None => Ok(default),
+            Some((_, Param::Int(v))) if (lo..=hi).contains(v) => Ok(*v),
+            Some((n, _)) => Err(ScenarioError::at(n, format!("`{name}` must be an integer in {lo}..={hi}"))),
+        }
+    }
+
+    /// Refuses a workload whose parameters make more than MAX_TASKS tasks,
+    /// before any of them is generated.
+    fn tasks_fit(&self, n: u64, why: &str) -> R<()> {
+        if n <= MAX_TASKS {
+            return Ok(());
+        }
+        Err(ScenarioError::new(base_key(self.w), Some(self.w.pos), format!("{why} make {n} tasks; a run holds at most {MAX_TASKS}")))
+    }
+
+    /// A count that may be written as a percentage of the CPUs ("50%").
+    fn count(&mut self, name: &str, default: u32, hi: u32) -> R<u32> {
+        let cpus = self.cpus;
+        match self.get(name) {
+            None => Ok(default),
+            Some((_, Param::Int(v))) if (1..=hi as i64).contains(v) => Ok(*v as u32),
+            Some((n, Param::Str(s))) if s.ends_with('%') => match s[..s.len() - 1].trim().parse::<f64>() {
+                Ok(pc) if pc > 0.0 && pc.is_finite() => {
+                    let v = ((pc * cpus as f64 / 100.0).round() as u32).max(1);
+                    if v > hi {
+                        return Err(ScenarioError::at(n, format!("`{name}` = {s} of {cpus} CPUs is {v}, more than {hi}")));
+                    }
+                    Ok(v)
+                }
+                _ => Err(ScenarioError::at(n, format!("`{name}`: cannot read \"{s}\" as a percentage of CPUs"))),
+            },
+            Some((n, _)) => Err(ScenarioError::at(n, format!("`{name}` must be a count in 1..={hi} or a percentage of CPUs such as \"50%\""))),
+        }
+    }
+
+    fn dur(&mut self, name: &str, default: u64) -> R<u64> {
+        match self.get(name) {
+            None => Ok(default),
+            Some((_, Param::Dur(v))) => Ok(*v),
+            Some((n, Param::Int(v))) => Err(ScenarioError::at(n, format!("`{name}` needs a unit: \"{v}us\", \"{v}ms\", ..."))),
+            Some((n, _)) => Err(ScenarioError::at(n, format!("`{name}` must be a duration such as \"5us\""))),
+        }
+    }
+
+    /// A duration or a distribution written as program text ("exp(6us)").
+    fn dist(&mut self, name: &str, default: &str) -> R<String> {
+        match self.get(name) {
+            None => Ok(default.to_string()),
+            Some((_, Param::Dur(v))) => Ok(scenario::format_duration(*v)),
+            Some((n, Param::Str(s))) => match scenario::parse_program(&format!("run {s}"), n.pos) {
+                Ok(_) => Ok(s.clone()),
+                Err(m) => Err(ScenarioError::at(n, format!("`{name}`: {m}"))),
+            },
+            Some((n, _)) => Err(ScenarioError::at(n, format!("`{name}` must be a duration or a distribution such as \"exp(6us)\""))),
+        }
+    }
+
+    fn choice(&mut self, name: &str, default: &'static str, options: &[&'static str]) -> R<&'static str> {
+        match self.get(name) {
+            None => Ok(default),
+            Some((n, Param::Str(s))) => options.iter().copied().find(|o| o == s).ok_or_else(|| {
+                let hint = scenario::suggest(s, options).map(|h| format!("; did you mean \"{h}\"?")).unwrap_or_default();
+                ScenarioError::at(n, format!("`{name}` must be one of {}, found \"{s}\"{hint}", options.join(" | ")))
+            }),
+            Some((n, _)) => Err(ScenarioError::at(n, format!("`{name}` must be one of {}", options.join(" | ")))),
+        }
+    }
+
+    /// Every parameter given must have been read.
+    fn finish(&self, k: &KindDoc) -> R<()> {
+        for (i, (n, _)) in self.w.params.iter().enumerate() {
+            if !self.used[i] {
+                let known: Vec<&str> = k.params.iter().chain(COMMON).map(|p| p.name).collect();
+                let hint = scenario::suggest(&n.name, &known).map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
+                return Err(ScenarioError::at(n, format!("unknown {} parameter `{}`{hint} (known: {})", k.name, n.name, known.join(", "))));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Collects a macro's tasks and channels.
+struct Out {
+    name: String,
+    tasks: Vec<TaskSpec>,
+    channels: Vec<ChannelSpec>,
+    pos: Pos,
+    common: Common,
+}
+
+impl Out {
+    /// A cost as program text: `ns` spread uniformly over ±jitter.
+    fn cost(&self, ns: u64) -> String {
+        let d = ns * self.common.jitter / 1000;
+        if d == 0 {
+            scenario::format_duration(ns)
+        } else {
+            format!("uniform({}, {})", scenario::format_duration(ns - d), scenario::format_duration(ns + d))
+        }
+    }
+
+    fn chan(&mut self, name: &str, capacity: u64) {
+        self.channels.push(ChannelSpec { name: name.to_string(), capacity, pos: self.pos });
+    }
+
+    /// Adds a task (`count` instances) running `code`; `process` names the
+    /// address space it shares (None: its own).
+    fn task(&mut self, name: &str, count: u32, code: &str, process: Option<&str>) {
+        // Workload programs are generated here, so a parse error is a bug.
+        let program = scenario::parse_program(code, self.pos).unwrap_or_else(|m| panic!("workload program `{code}`: {m}"));
+        let c = &self.common;
+        self.tasks.push(TaskSpec {
+            name: name.to_string(),
+            count,
+            nice: c.nice,
+            policy: Policy::Normal,
+            slice: None,
+            affinity: c.affinity.clone(),
+            start: c.start,
+            program,
+            group: c.group.clone(),
+            want_preempt: false,
+            process: process.map(str::to_string),
+            pos: self.pos,
+        });
+    }
+
+    fn measure(&self, kind: &'static str, case: String, load: String, metric: Metric, workers: Vec<String>) -> Measure {
+        Measure { name: self.name.clone(), kind, case, load, metric, workers, total_ops: None }
+    }
+}
+
+fn plural(n: u32, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Socket buffer size (net.core.wmem_default) and the per-skb overhead
+/// (struct sk_buff + skb_shared_info) a unix stream send is charged.
+const WMEM_DEFAULT: u64 = 212_992;
+const SKB_OVERHEAD: u64 = 576;
+/// A pipe holds 16 pages (PIPE_DEF_BUFFERS); small writes merge into them.
+const PIPE_BYTES: u64 = 16 * 4096;
+
+/// hackbench (rt-tests hackbench.c, perf bench sched messaging): each
+/// group has `fds` receivers, each reading from its own pipe or socket,
+/// and `fds` senders that each write `loops` rounds of one message to every
+/// receiver. Writes wake the reader with WF_SYNC. Threads mode puts all
+/// tasks in one process (thread switches skip the mm switch).
+fn hackbench(a: &mut Args, o: &mut Out) -> R<Measure> {
+    let groups = a.count("groups", 1, 1024)?;
+    let fds = a.int("fds", 20, 1, 1024)? as u32;
+    let loops = a.int("loops", 100, 1, 1 << 32)? as u64;
+    let datasize = a.int("datasize", 100, 1, 1 << 20)? as u64;
+    let mode = a.choice("mode", "process", &["process", "threads"])?;
+    let ipc = a.choice("ipc", "sockets", &["pipe", "sockets"])?;
+    a.tasks_fit(groups as u64 * fds as u64 * 2, &format!("{groups} groups × {fds} fds × 2"))?;
+    let pipe = ipc == "pipe";
+    let write = a.dur("write_cost", if pipe { 800 } else { 1_600 })?;
+    let read = a.dur("read_cost", if pipe { 700 } else { 1_300 })?;
+    let capacity = if pipe { PIPE_BYTES / datasize } else { WMEM_DEFAULT / (datasize.div_ceil(64) * 64 + SKB_OVERHEAD) }.max(1);
+    let name = o.name.clone();
+    let process = (mode == "threads").then_some(name.as_str());
+    let (w, r) = (o.cost(write), o.cost(read));
+    let mut workers = Vec::new();
+    for g in 0..groups {
+        let chans: Vec<String> = (0..fds).map(|k| format!("{name}-g{g}-{k}")).collect();
+        for (k, ch) in chans.iter().enumerate() {
+            o.chan(ch, capacity);
+            let rx = format!("{name}-g{g}-rx{k}");
+            o.task(&rx, 1, &format!("loop {} {{ recv {ch}; run {r} }}", loops * fds as u64), process);
+            workers.push(rx);
+        }
+        let body: Vec<String> = chans.iter().map(|ch| format!("run {w}; send {ch}")).collect();
+        o.task(&format!("{name}-g{g}-tx"), fds, &format!("loop {loops} {{ {} }}", body.join("; ")), process);
+    }
+    let mut m = o.measure("hackbench", format!("{mode}-{ipc}"), plural(groups, "group", "groups"), Metric::Time, workers);
+    m.total_ops = Some(groups as u64 * fds as u64 * fds as u64 * loops);
+    Ok(m)
+}
+
+/// schbench: each message thread runs `loop { reply; wait }` (wake every
+/// worker on its list, then fwait); each worker runs
+/// `loop { call msg; sleep; run work }` (msg_and_wait(), then usleep and
+/// do_work()). Request latency is from the call returning to the next
+/// call, as schbench's work_start..now. All threads share one process.
+fn schbench(a: &mut Args, o: &mut Out) -> R<Measure> {
+    let m = a.count("message_threads", 1, 4096)?;
+    let workers = a.count("workers", a.cpus.div_ceil(m), 65_536)?;
+    let sleep = a.dur("sleep", 100_000)?;
+    let work = a.dur("work", 1_000_000)?;
+    a.tasks_fit(m as u64 * (1 + workers as u64), &format!("{m} message threads × (1 + {workers} workers)"))?;
+    let name = o.name.clone();
+    let mut ws = Vec::new();
+    for i in 0..m {
+        let msg = format!("{name}-m{i}");
+        o.task(&msg, 1, "loop { reply; wait }", Some(&name));
+        let w = format!("{msg}-w");
+        let think = if sleep > 0 { format!("sleep {}; ", scenario::format_duration(sleep)) } else { String::new() };
+        o.task(&w, workers, &format!("loop {{ call {msg}; {think}run {} }}", o.cost(work.max(1))), Some(&name));
+        ws.push(w);
+    }
+    Ok(o.measure("schbench", "normal".into(), plural(m, "mthread", "mthreads"), Metric::WakeupP99, ws))
+}
+
+/// One request/response pair per thread: the client sends a request and
+/// waits for the answer; the server waits for a request, answers it.
+fn rr_pairs(o: &mut Out, threads: u32, client: &str, server: &str) -> Vec<String> {
+    let name = o.name.clone();
+    let mut clients = Vec::new();
+    for i in 0..threads {
+        let (req, resp) = (format!("{name}-{i}-req"), format!("{name}-{i}-resp"));
+        o.chan(&req, crate::lab::scenario::DEFAULT_CHANNEL_CAPACITY);
+        o.chan(&resp, crate::lab::scenario::DEFAULT_CHANNEL_CAPACITY);
+        let c = format!("{name}-c{i}");
+        o.task(&c, 1, &format!("loop {{ run {client}; send {req}; recv {resp} }}"), None);
+        o.task(&format!("{name}-s{i}"), 1, &format!("loop {{ recv {req}; run {server}; send {resp} }}"), None);
+        clients.push(c);
+    }
+    clients
+}
+
+/// netperf TCP_RR/UDP_RR: a netperf process per thread and its netserver;
+/// each transaction is send + wait for the reply. The loopback receive
+/// path runs in the sender's context (softirq), so its cost is part of
+/// `send_cost`; sk_data_ready wakes the reader with WF_SYNC.
+fn netperf_rr(a: &mut Args, o: &mut Out) -> R<Measure> {
+    let threads = a.count("threads", a.cpus, 65_536)?;
+    let proto = a.choice("proto", "tcp", &["tcp", "udp"])?;
+    let tcp = proto == "tcp";
+    let send = a.dur("send_cost", if tcp { 5_000 } else { 4_000 })?;
+    let recv = a.dur("recv_cost", if tcp { 2_000 } else { 1_500 })?;
+    // Client: recv of the previous answer + send of the next request.
+    let side = o.cost(send + recv);
+    let clients = rr_pairs(o, threads, &side, &side);
+    let case = if tcp { "TCP_RR" } else { "UDP_RR" };
+    Ok(o.measure("netperf-rr", case.into(), plural(threads, "thread", "threads"), Metric::Throughput, clients))
+}
+
+/// netperf TCP_STREAM/UDP_STREAM: the sender writes 64 KiB messages as
+/// fast as it can; the socket buffer holds `window` of them (for UDP the
+/// kernel drops instead of blocking; the model blocks, so UDP here is
+/// TCP without the ACK cost).
+fn netperf_stream(a: &mut Args, o: &mut Out) -> R<Measure> {
+    let threads = a.count("threads", a.cpus, 65_536)?;
+    let proto = a.choice("proto", "tcp", &["tcp", "udp"])?;
+    let window = a.int("window", 16, 1, 1 << 20)? as u64;
+    let send = a.dur("send_cost", 12_000)?;
+    let recv = a.dur("recv_cost", 8_000)?;
+    let name = o.name.clone();
+    let (send, recv) = (o.cost(send), o.cost(recv));
+    let mut rxs = Vec::new();
+    for i in 0..threads {
+        let ch = format!("{name}-{i}");
+        o.chan(&ch, window);
+        o.task(&format!("{name}-tx{i}"), 1, &format!("loop {{ run {send}; send {ch} }}"), None);
+        let rx = format!("{name}-rx{i}");
+        o.task(&rx, 1, &format!("loop {{ recv {ch}; run {recv} }}"), None);
+        rxs.push(rx);
+    }
+    let case = if proto == "tcp" { "TCP_STREAM" } else { "UDP_STREAM" };
+    Ok(o.measure("netperf-stream", case.into(), plural(threads, "thread", "threads"), Metric::Throughput, rxs))
+}
+
+/// tbench: each client process talks to its own tbench_srv process over
+/// loopback TCP, request/response, with request costs that vary (the
+/// dbench load file mixes small and large operations).
+fn tbench(a: &mut Args, o: &mut Out) -> R<Measure> {
+    let threads = a.count("threads", a.cpus, 65_536)?;
+    let client = a.dist("client_work", "exp(6us)")?;
+    let server = a.dist("server_work", "exp(10us)")?;
+    let clients = rr_pairs(o, threads, &client, &server);
+    Ok(o.measure("tbench", "loopback".into(), plural(threads, "thread", "threads"), Metric::Throughput, clients))
+}
+
+/// pipe-test: two tasks pass one byte back and forth through two pipes.
+fn pipe_test(a: &mut Args, o: &mut Out) -> R<Measure> {
+    let cpu = a.int("cpu", 0, -1, scenario::MAX_CPUS as i64 - 1)?;
+    let loops = a.int("loops", 0, 0, i64::MAX)?;
+    let work = a.dur("work", 700)?;
+    let mode = a.choice("mode", "process", &["process", "threads"])?;
+    if cpu >= 0 && o.common.affinity.is_none() {
+        o.common.affinity = Some((CpuList(vec![cpu as u32]), o.pos));
+    }
+    let work = o.cost(work);
+    let name = o.name.clone();
+    let process = (mode == "threads").then_some(name.as_str());
+    let (ab, ba) = (format!("{name}-ab"), format!("{name}-ba"));
+    o.chan(&ab, 1);
+    o.chan(&ba, 1);
+    let count = if loops > 0 { format!("{loops} ") } else { String::new() };
+    let a_task = format!("{name}-a");
+    o.task(&a_task, 1, &format!("loop {count}{{ run {work}; send {ab}; recv {ba} }}"), process);
+    o.task(&format!("{name}-b"), 1, &format!("loop {count}{{ recv {ab}; run {work}; send {ba} }}"), process);
+    let mut m = o.measure("pipe-test", "pipe".into(), "2 tasks".into(), Metric::Throughput, vec![a_task]);
+    m.total_ops = (loops > 0).then_some(loops as u64);
+    Ok(m)
+}
+
+/// stress-ng --futex: per instance the parent wakes a child blocked in
+/// futex_wait() in a tight loop (wakes of a child that is not waiting yet
+/// are remembered once, like the futex word).
+fn stress_futex(a: &mut Args, o: &mut Out) -> R<Measure> {
+    let n = a.count("instances", a.cpus, 65_536)?;
+    let (wake, wait) = (o.cost(a.dur("wake_cost", 400)?), o.cost(a.dur("wait_cost", 300)?));
+    let name = o.name.clone();
+    let mut wakers = Vec::new();
+    for i in 0..n {
+        let (waker, waiter) = (format!("{name}-{i}"), format!("{name}-{i}-w"));
+        o.task(&waker, 1, &format!("loop {{ run {wake}; wake {waiter} }}"), None);
+        o.task(&waiter, 1, &format!("loop {{ wait; run {wait} }}"), None);
+        wakers.push(waker);
+    }
+    Ok(o.measure("stress-futex", "futex".into(), plural(n, "instance", "instances"), Metric::Throughput, wakers))
+}
+
+/// stress-ng --sigsuspend: per instance a parent kill()s each of its 4
+/// children (MAX_SIGSUSPEND_PIDS) in turn; a child returns from
+/// sigsuspend(), runs the handler and suspends again.
+fn stress_sigsuspend(a: &mut Args, o: &mut Out) -> R<Measure> {
+    let n = a.count("instances", a.cpus, 65_536)?;
+    let (kill, handle) = (o.cost(a.dur("kill_cost", 500)?), o.cost(a.dur("handle_cost", 800)?));
+    let name = o.name.clone();
+    let mut children = Vec::new();
+    for i in 0..n {
+        let kids: Vec<String> = (0..4).map(|k| format!("{name}-{i}-c{k}")).collect();
+        let body: Vec<String> = kids.iter().map(|c| format!("run {kill}; wake {c}")).collect();
+        o.task(&format!("{name}-{i}"), 1, &format!("loop {{ {} }}", body.join("; ")), None);
+        for c in kids {
+            o.task(&c, 1, &format!("loop {{ wait; run {handle} }}"), None);
+            children.push(c);
+        }
+    }
+    Ok(o.measure("stress-sigsuspend", "sigsuspend".into(), plural(n, "instance", "instances"), Metric::Throughput, children))
+}
+
+fn hogs(a: &mut Args, o: &mut Out) -> R<Measure> {
+    let n = a.count("count", a.cpus, 65_536)?;
+    let name = o.name.clone();
+    o.task(&name, n, "run", None);
+    Ok(o.measure("hogs", "hogs".into(), plural(n, "task", "tasks"), Metric::CpuTime, vec![name.clone()]))
+}
+
+/// The scenario with every workload replaced by its tasks and channels, in
+/// the scenario's order (tasks written by hand first). Names must not
+/// collide.
+pub fn expand_all(sc: &scenario::Scenario, cpus: u32) -> R<(Vec<TaskSpec>, Vec<ChannelSpec>, Vec<Measure>)> {
+    let mut tasks = sc.tasks.clone();
+    let mut channels = sc.channels.clone();
+    let mut measures = Vec::new();
+    // Name sets keep the clash checks linear: a hackbench can have 10^5 tasks.
+    let mut task_names: HashSet<String> = tasks.iter().map(|t| t.name.clone()).collect();
+    let mut channel_names: HashSet<String> = channels.iter().map(|c| c.name.clone()).collect();
+    let mut total: u64 = tasks.iter().map(|t| t.count as u64).sum();
+    for (i, w) in sc.workloads.iter().enumerate() {
+        let e = expand(w, i, cpus)?;
+        total += e.tasks.iter().map(|t| t.count as u64).sum::<u64>();
+        if total > MAX_TASKS {
+            return Err(ScenarioError::new(base_key(w), Some(w.pos), format!("with this workload the scenario has {total} tasks; a run holds at most {MAX_TASKS}")));
+        }
+        for t in &e.tasks {
+            if !task_names.insert(t.name.clone()) {
+                return Err(ScenarioError::new(format!("{}.name", base_key(w)), Some(w.pos), format!("workload task `{}` clashes with another task; give the workload a `name`", t.name)));
+            }
+        }
+        // A [[channel]] written by hand sets the capacity of a workload's
+        // channel: only channels not yet known are added.
+        for c in e.channels {
+            if channel_names.insert(c.name.clone()) {
+                channels.push(c);
+            }
+        }
+        tasks.extend(e.tasks);
+        measures.push(e.measure);
+    }
+    if total > MAX_TASKS {
+        return Err(ScenarioError::new("task", None, format!("the scenario has {total} tasks; a run holds at most {MAX_TASKS}")));
+    }
+    Ok((tasks, channels, measures))
+}
+
+/// The expanded scenario as TOML (`schedlab expand`): [[channel]] and
+/// [[task]] entries that parse back to the same tasks.
+pub fn to_toml(tasks: &[TaskSpec], channels: &[ChannelSpec], measures: &[Measure]) -> String {
+    let mut s = String::new();
+    for m in measures {
+        s.push_str(&format!(
+            "# workload `{}` ({}): case {}, load {}, metric {} ({}, {} is better) over {}\n",
+            m.name,
+            m.kind,
+            m.case,
+            m.load,
+            m.metric.name(),
+            m.metric.unit(),
+            if m.metric.higher_is_better() { "higher" } else { "lower" },
+            m.workers.join(", ")
+        ));
+    }
+    for c in channels {
+        s += &scenario::channel_toml(c);
+    }
+    for t in tasks {
+        s += &scenario::task_toml(t);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests;
