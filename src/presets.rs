@@ -80,7 +80,8 @@ macro_rules! study_presets {
 
 study_presets! {
     "seed-000-hackbench", "seed 000: reweight + pick — hackbench";
-    "seed-000-netperf", "seed 000: reweight + pick — netperf";
+    "seed-000-netperf", "seed 000: reweight + pick — netperf RR";
+    "seed-000-netperf-stream", "seed 000: reweight + pick — netperf STREAM";
     "seed-000-schbench", "seed 000: reweight + pick — schbench";
     "seed-000-tbench", "seed 000: reweight + pick — tbench";
     "seed-002-hackbench", "seed 002: SIS_FILTER — hackbench";
@@ -94,6 +95,7 @@ study_presets! {
     "seed-004-netperf", "seed 004: PLACE_BONUS — netperf";
     "seed-004-schbench", "seed 004: PLACE_BONUS — schbench";
     "seed-004-stress-futex", "seed 004: PLACE_BONUS — stress-ng futex";
+    "seed-004-unixbench-pipe", "seed 004: PLACE_BONUS — unixbench pipe";
 }
 
 pub fn study_by_id(id: &str) -> Option<&'static StudyPreset> {

@@ -12,12 +12,14 @@
 //! | [`trace`] | the event log (every decision with its cause) and latency histograms |
 //! | [`snapshot`], [`timeline`], [`explain`], [`player`] | what the viewer shows |
 //! | [`results`], [`compare`], [`study`] | run results, comparisons, study tables |
+//! | [`reproduce`] | the seed mails' tables beside the model's |
 
 pub mod build;
 pub mod compare;
 pub mod explain;
 pub mod player;
 pub mod program;
+pub mod reproduce;
 pub mod results;
 pub mod rng;
 pub mod scenario;

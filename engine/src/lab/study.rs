@@ -162,7 +162,8 @@ impl Study {
                 let e = workload::expand(&w, 0, cpus)?;
                 kind = e.measure.kind;
                 own_metric = e.measure.metric;
-                rows.push(Row { case: e.measure.case, load: e.measure.load, params });
+                let load = e.measure.load_label(spec.load.as_ref().map(|n| n.name.as_str())).to_string();
+                rows.push(Row { case: e.measure.case, load, params });
             }
         }
         let metric = match &spec.metric {
@@ -253,6 +254,21 @@ impl Study {
         self.values.iter().filter(|v| v.is_some()).count()
     }
 
+    /// Replaces the seeds (and with them the planned runs); results so far
+    /// are dropped.
+    pub fn set_seeds(&mut self, seeds: Vec<u64>) {
+        self.seeds = seeds;
+        self.runs.clear();
+        for row in 0..self.rows.len() {
+            for &seed in &self.seeds {
+                for config in 0..self.configs.len() {
+                    self.runs.push(RunKey { row, config, seed });
+                }
+            }
+        }
+        self.values = vec![None; self.runs.len()];
+    }
+
     /// Runs everything, one run after the other (wasm has no threads; the
     /// page runs studies in a web worker instead).
     #[cfg(target_arch = "wasm32")]
@@ -266,32 +282,7 @@ impl Study {
     /// Runs everything, on up to `threads` threads.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn run_all(&mut self, threads: usize) -> Result<(), String> {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        let next = AtomicUsize::new(0);
-        let this = &*self;
-        let results: Vec<Vec<(usize, Result<RunValue, String>)>> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..threads.max(1))
-                .map(|_| {
-                    s.spawn(|| {
-                        let mut out = Vec::new();
-                        loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            if i >= this.runs.len() {
-                                return out;
-                            }
-                            if this.values[i].is_none() {
-                                out.push((i, this.run_one(i)));
-                            }
-                        }
-                    })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
-        });
-        for (i, r) in results.into_iter().flatten() {
-            self.record(i, r?);
-        }
-        Ok(())
+        run_many(&mut [self], threads, &|_, _| {})
     }
 
     /// The result table from the runs done so far.
@@ -360,6 +351,37 @@ impl Study {
             complete: self.done() == self.runs.len(),
         }
     }
+}
+
+/// Runs every run not yet done of several studies on up to `threads`
+/// threads, in plan order;
+/// `progress(done, total)` after each run.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn run_many(studies: &mut [&mut Study], threads: usize, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<(), String> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let jobs: Vec<(usize, usize)> =
+        studies.iter().enumerate().flat_map(|(s, st)| (0..st.runs.len()).filter(|&i| st.values[i].is_none()).map(move |i| (s, i))).collect();
+    let (next, done) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let shared: Vec<&Study> = studies.iter().map(|s| &**s).collect();
+    let results: Vec<Vec<((usize, usize), Result<RunValue, String>)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads.max(1))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    while let Some(&(s, i)) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        out.push(((s, i), shared[s].run_one(i)));
+                        progress(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+    });
+    for ((s, i), r) in results.into_iter().flatten() {
+        studies[s].record(i, r?);
+    }
+    Ok(())
 }
 
 /// One configuration's figures in one row.

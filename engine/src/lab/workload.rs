@@ -82,6 +82,16 @@ pub struct Measure {
     pub workers: Vec<String>,
     /// Operations the workload does in total when it runs to completion.
     pub total_ops: Option<u64>,
+    /// Load labels by the parameter a study varies, where it is not the
+    /// one `load` names (schbench: "24 workers" instead of "2 mthreads").
+    pub load_by: Vec<(&'static str, String)>,
+}
+
+impl Measure {
+    /// The load label of a study row that varies `param`.
+    pub fn load_label(&self, param: Option<&str>) -> &str {
+        param.and_then(|p| self.load_by.iter().find(|(n, _)| *n == p)).map_or(&self.load, |(_, l)| l)
+    }
 }
 
 /// A macro's tasks, channels and measure.
@@ -225,6 +235,16 @@ pub const KINDS: &[KindDoc] = &[
             p("handle_cost", "0.8us", "CPU time to take the signal and re-enter sigsuspend"),
         ],
         expand: stress_sigsuspend,
+    },
+    KindDoc {
+        name: "unixbench-pipe",
+        about: "UnixBench's pipe throughput test (`pipe`): each task writes 512 bytes into a pipe of its own \
+                and reads them back, in a loop; it never blocks and wakes nobody. Metric: loops/s.",
+        params: &[
+            p("tasks", "1", "copies running at once (a number or a percentage of CPUs)"),
+            p("cost", "2us", "CPU time of one write + read of 512 bytes"),
+        ],
+        expand: unixbench_pipe,
     },
     KindDoc {
         name: "hogs",
@@ -449,7 +469,7 @@ impl Out {
     }
 
     fn measure(&self, kind: &'static str, case: String, load: String, metric: Metric, workers: Vec<String>) -> Measure {
-        Measure { name: self.name.clone(), kind, case, load, metric, workers, total_ops: None }
+        Measure { name: self.name.clone(), kind, case, load, metric, workers, total_ops: None, load_by: Vec::new() }
     }
 }
 
@@ -522,7 +542,9 @@ fn schbench(a: &mut Args, o: &mut Out) -> R<Measure> {
         o.task(&w, workers, &format!("loop {{ call {msg}; {think}run {} }}", o.cost(work.max(1))), Some(&name));
         ws.push(w);
     }
-    Ok(o.measure("schbench", "normal".into(), plural(m, "mthread", "mthreads"), Metric::WakeupP99, ws))
+    let mut measure = o.measure("schbench", "normal".into(), plural(m, "mthread", "mthreads"), Metric::WakeupP99, ws);
+    measure.load_by.push(("workers", plural(workers, "worker", "workers")));
+    Ok(measure)
 }
 
 /// One request/response pair per thread: the client sends a request and
@@ -654,6 +676,17 @@ fn stress_sigsuspend(a: &mut Args, o: &mut Out) -> R<Measure> {
         }
     }
     Ok(o.measure("stress-sigsuspend", "sigsuspend".into(), plural(n, "instance", "instances"), Metric::Throughput, children))
+}
+
+/// UnixBench pipe: a process writes 512 bytes to its own pipe and reads
+/// them back (pipe.c of UnixBench's src/); a full round trip never blocks,
+/// so to the scheduler each copy is a CPU hog counting its loops.
+fn unixbench_pipe(a: &mut Args, o: &mut Out) -> R<Measure> {
+    let n = a.count("tasks", 1, 65_536)?;
+    let cost = o.cost(a.dur("cost", 2_000)?.max(1));
+    let name = o.name.clone();
+    o.task(&name, n, &format!("loop {{ run {cost} }}"), None);
+    Ok(o.measure("unixbench-pipe", "pipe".into(), plural(n, "task", "tasks"), Metric::Throughput, vec![name.clone()]))
 }
 
 fn hogs(a: &mut Args, o: &mut Out) -> R<Measure> {

@@ -19,6 +19,8 @@ usage:
   schedlab study SCENARIO [--runs N] [--json] [--sorted]
                         the scenario's [study]: loads x seeds x configurations,
                         as the seed mails' table (case load baseline(std%) compare%(std%))
+  schedlab reproduce [SEED] [--runs N] [--threads N] [--json]
+                        the seed mails' tables beside the model's, cell by cell, with agreement
   schedlab expand SCENARIO
                         the tasks and channels its [[workload]] macros become (TOML)
   schedlab workloads    every workload kind with its parameters
@@ -58,6 +60,7 @@ fn run(args: &[String]) -> Result<String, String> {
         Some("expand") => cmd_expand(&args[1..]),
         Some("workloads") => Ok(cmd_workloads()),
         Some("study") => cmd_study(&args[1..]),
+        Some("reproduce") => cmd_reproduce(&args[1..]),
         Some("explain") => cmd_explain(&args[1..]),
         Some("-h" | "--help" | "help") | None => Ok(format!("{USAGE}\n")),
         Some(other) => Err(format!("unknown command `{other}`\n{USAGE}")),
@@ -276,6 +279,48 @@ fn cmd_study(args: &[String]) -> Result<String, String> {
     }
     let mut study = Study::new(&std::mem::take(&mut text)).map_err(|e| format!("{path}: {e}"))?;
     finish_study(&mut study, threads, json, sorted)
+}
+
+fn cmd_reproduce(args: &[String]) -> Result<String, String> {
+    use schedlab_engine::lab::reproduce::{self, Reproduction};
+    let (mut seed, mut json, mut runs, mut threads) = (None, false, None, None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |flag: &str| it.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
+        match a.as_str() {
+            "--json" => json = true,
+            "--runs" => {
+                let v = value("--runs")?;
+                runs = Some(v.parse().ok().filter(|&n: &u64| (1..=1000).contains(&n)).ok_or_else(|| format!("--runs: `{v}` is not a number in 1..=1000"))?);
+            }
+            "--threads" => {
+                let v = value("--threads")?;
+                threads = Some(v.parse().ok().filter(|&n: &usize| (1..=256).contains(&n)).ok_or_else(|| format!("--threads: `{v}` is not a number in 1..=256"))?);
+            }
+            s if s.starts_with("--") => return Err(format!("unknown option `{s}`\n{USAGE}")),
+            s => {
+                if seed.replace(s.to_string()).is_some() {
+                    return Err(format!("more than one seed given (`{s}`)"));
+                }
+            }
+        }
+    }
+    let mut r = Reproduction::plan(seed.as_deref(), runs)?;
+    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    r.run(threads, &|done, total| {
+        if tty {
+            eprint!("\rreproduce: {done}/{total} runs");
+        }
+    })?;
+    if tty {
+        eprintln!();
+    }
+    let reports = r.reports();
+    if json {
+        return serde_json::to_string_pretty(&reports).map(|s| s + "\n").map_err(|e| e.to_string());
+    }
+    Ok(reproduce::format(&reports))
 }
 
 fn finish_study(study: &mut schedlab_engine::lab::study::Study, threads: Option<usize>, json: bool, sorted: bool) -> Result<String, String> {

@@ -13,6 +13,10 @@ use crate::kernel::sched::core::{Policy, Sched};
 use crate::lab::trace::{Cause, PickReason, Verdict};
 use crate::kernel::sched::weight::{before, calc_delta, calc_delta_fair, max_time, sdiff, LoadWeight};
 
+/// `sysctl_sched_idle_min_granularity` (fair.c, v6.5): 0.75 ms, not
+/// scaled by the CPU count.
+pub const IDLE_MIN_GRANULARITY: u64 = 750_000;
+
 impl Sched {
     /// Mirrors `__sched_period()` (fair.c, v5.15): the latency target, or
     /// min_granularity per task once more than sched_nr_latency are
@@ -47,22 +51,38 @@ impl Sched {
             s = e.parent;
         }
         if self.feat.has(BASE_SLICE) {
-            slice = slice.max(self.tun.min_granularity);
+            let min_gran = if self.feat.has(CFS_IDLE_MIN_GRAN) && self.ents[se as usize].idle && !self.sched_idle_cfs_rq(q) {
+                IDLE_MIN_GRANULARITY
+            } else {
+                self.tun.min_granularity
+            };
+            slice = slice.max(min_gran);
         }
         slice
     }
 
-    /// Mirrors `place_entity()` (fair.c, v5.15): a new task starts a
-    /// virtual slice after min_vruntime (START_DEBIT); a waking one at most
-    /// a latency (half with GENTLE_FAIR_SLEEPERS) before it; nobody moves
-    /// backwards.
+    /// Mirrors `sched_idle_cfs_rq()` (fair.c, v6.5): every entity queued on
+    /// this queue is idle.
+    fn sched_idle_cfs_rq(&self, q: u32) -> bool {
+        let cfs = &self.cfs_rqs[q as usize];
+        cfs.nr_queued > 0 && cfs.nr_queued == cfs.nr_idle
+    }
+
+    /// Mirrors `place_entity()` (fair.c, v5.15; v6.5 with CFS_IDLE_MIN_GRAN):
+    /// a new task starts a virtual slice after min_vruntime (START_DEBIT); a
+    /// waking one at most a latency (half with GENTLE_FAIR_SLEEPERS) before
+    /// it; nobody moves backwards. (v6.5 also places a task that slept over
+    /// 2^63/1024 ns, about 104 days, at the threshold outright, so its
+    /// vruntime cannot wrap; simulated runs are far shorter.)
     pub(crate) fn cfs_place_entity(&mut self, q: u32, se: u32, initial: bool) {
         let mut vruntime = self.cfs_rqs[q as usize].min_vruntime;
         if initial && self.feat.has(START_DEBIT) {
             vruntime = vruntime.wrapping_add(calc_delta_fair(self.sched_slice(q, se), &self.ents[se as usize].load));
         }
         if !initial {
-            let mut thresh = self.tun.latency;
+            // v6.5: an idle entity's sleeper credit is a min_granularity.
+            let idle = self.feat.has(CFS_IDLE_MIN_GRAN) && self.ents[se as usize].idle;
+            let mut thresh = if idle { self.tun.min_granularity } else { self.tun.latency };
             if self.feat.has(GENTLE_FAIR_SLEEPERS) {
                 thresh >>= 1;
             }
@@ -150,12 +170,16 @@ impl Sched {
         se
     }
 
-    /// Mirrors `check_preempt_tick()` (fair.c, v5.15): at a tick, preempt
+    /// Mirrors `check_preempt_tick()` (fair.c, v5.15; v6.5 caps the ideal
+    /// runtime at sched_latency with CFS_SLICE_CAP): at a tick, preempt
     /// the running entity once it has run its sched_slice, or when it is
     /// more than a slice of vruntime ahead of the leftmost (after at least
     /// min_granularity).
     pub(crate) fn check_preempt_tick(&mut self, q: u32, curr: u32) {
-        let ideal = self.sched_slice(q, curr);
+        let mut ideal = self.sched_slice(q, curr);
+        if self.feat.has(CFS_SLICE_CAP) {
+            ideal = ideal.min(self.tun.latency);
+        }
         let e = &self.ents[curr as usize];
         let ran = e.sum_exec_runtime - e.prev_sum_exec_runtime;
         let cpu = self.cfs_rqs[q as usize].cpu;

@@ -49,6 +49,9 @@ pub struct CfsRq {
     pub h_nr_queued: u32,
     pub h_nr_runnable: u32,
     pub h_nr_idle: u32,
+    /// Idle entities (SCHED_IDLE tasks, idle groups) queued directly on
+    /// this queue (`idle_nr_running`, v5.16–v6.5; CFS's sched_idle_cfs_rq()).
+    pub nr_idle: u32,
     /// Σ (v_i - v0)·w_i over the tree.
     pub avg_vruntime: i64,
     /// Σ w_i over the tree.
@@ -89,6 +92,7 @@ impl CfsRq {
             h_nr_queued: 0,
             h_nr_runnable: 0,
             h_nr_idle: 0,
+            nr_idle: 0,
             avg_vruntime: 0,
             avg_load: 0,
             min_vruntime: (-(1i64 << 20)) as u64,

@@ -242,6 +242,7 @@ impl Sched {
         let cfs = &mut self.cfs_rqs[q as usize];
         cfs.load = LoadWeight::with_weight(cfs.load.weight + w);
         cfs.nr_queued += 1;
+        cfs.nr_idle += self.ents[se as usize].idle as u32;
         let task = self.ents[se as usize].task;
         if task != NIL {
             let cpu = self.cfs_rqs[q as usize].cpu;
@@ -255,6 +256,7 @@ impl Sched {
         let cfs = &mut self.cfs_rqs[q as usize];
         cfs.load = LoadWeight::with_weight(cfs.load.weight - w);
         cfs.nr_queued -= 1;
+        cfs.nr_idle -= self.ents[se as usize].idle as u32;
         let task = self.ents[se as usize].task;
         if task != NIL {
             let cpu = self.cfs_rqs[q as usize].cpu;

@@ -10,7 +10,7 @@
 //! is nothing but a set of flags plus tunables, and a patch is a delta.
 
 /// Kernel presets, in the column order of the table below.
-pub const PRESET_NAMES: [&str; 4] = ["5.15", "6.6", "6.12", "6.18"];
+pub const PRESET_NAMES: [&str; 6] = ["5.15", "6.5", "6.6", "6.6.y", "6.12", "6.18"];
 
 macro_rules! sched_features {
     ($( $(#[doc = $doc:literal])* $name:ident = [$($d:literal),*], $origin:literal; )*) => {
@@ -52,144 +52,152 @@ sched_features! {
     /// earliest virtual deadline, place by lag. Off: CFS (v5.15–v6.5): pick
     /// the smallest vruntime, with buddies, sleeper credit and
     /// check_preempt_tick().
-    EEVDF = [0, 1, 1, 1], "schedlab (147f3efaa241 \"sched/fair: Implement an EEVDF-like scheduling policy\", v6.6)";
+    EEVDF = [0, 0, 1, 1, 1, 1], "schedlab (147f3efaa241 \"sched/fair: Implement an EEVDF-like scheduling policy\", v6.6)";
     /// CFS: a waking task's vruntime is at most half a latency behind
     /// min_vruntime (off: a full latency of sleeper credit).
-    GENTLE_FAIR_SLEEPERS = [1, 0, 0, 0], "features.h (CFS; removed by e0c2ff903c32 in v6.6)";
+    GENTLE_FAIR_SLEEPERS = [1, 1, 0, 0, 0, 0], "features.h (CFS; removed by e0c2ff903c32 in v6.6)";
     /// CFS: a new task starts one virtual slice after min_vruntime, so it
     /// does not immediately preempt the tasks already promised this period.
-    START_DEBIT = [1, 0, 0, 0], "features.h (CFS; removed in v6.6)";
+    START_DEBIT = [1, 1, 0, 0, 0, 0], "features.h (CFS; removed in v6.6)";
     /// CFS: after a wakeup preemption, prefer to run the preempted task next
     /// (the last buddy), for cache locality.
-    LAST_BUDDY = [1, 0, 0, 0], "features.h (CFS; removed in v6.6)";
+    LAST_BUDDY = [1, 1, 0, 0, 0, 0], "features.h (CFS; removed in v6.6)";
     /// CFS: sched_slice() counts the whole CPU's runnable tasks
     /// (h_nr_running), not just this queue's.
-    ALT_PERIOD = [1, 0, 0, 0], "features.h (0c2de3f054a5, v5.13; CFS)";
+    ALT_PERIOD = [1, 1, 0, 0, 0, 0], "features.h (0c2de3f054a5, v5.13; CFS)";
     /// CFS: a slice is never shorter than sched_min_granularity.
-    BASE_SLICE = [1, 0, 0, 0], "features.h (0c2de3f054a5, v5.13; CFS)";
+    BASE_SLICE = [1, 1, 0, 0, 0, 0], "features.h (0c2de3f054a5, v5.13; CFS)";
+    /// CFS: an idle entity (SCHED_IDLE task or cpu.idle group) on a queue
+    /// that is not all idle gets sysctl_sched_idle_min_granularity (0.75
+    /// ms, unscaled) as its minimum slice, and min_granularity instead of a
+    /// latency as its sleeper credit (sched_slice(), place_entity(), v6.5).
+    CFS_IDLE_MIN_GRAN = [0, 1, 0, 0, 0, 0], "schedlab (\"sched: reduce sched slice for SCHED_IDLE entities\", v5.16; in v6.5.0, not in v5.15.0)";
+    /// CFS: check_preempt_tick() caps the ideal runtime at sched_latency,
+    /// so that many light tasks cannot blow up a slice (v6.5).
+    CFS_SLICE_CAP = [0, 1, 0, 0, 0, 0], "schedlab (in v6.5.0's check_preempt_tick(), not in v5.15.0)";
     /// Place a waking task at V minus the lag it had when it went to sleep
     /// (inflated so the lag survives its own insertion). Off: every wakeup
     /// starts at V with zero lag.
-    PLACE_LAG = [0, 1, 1, 1], "features.h (86bfbb7ce4f6, v6.6)";
+    PLACE_LAG = [0, 0, 1, 1, 1, 1], "features.h (86bfbb7ce4f6, v6.6)";
     /// A newly forked task starts with half a slice of virtual deadline
     /// ("existing tasks are on average halfway through their slice").
-    PLACE_DEADLINE_INITIAL = [0, 1, 1, 1], "features.h (v6.6)";
+    PLACE_DEADLINE_INITIAL = [0, 0, 1, 1, 1, 1], "features.h (v6.6)";
     /// A task dequeued for a non-sleep reason (migration, nice or slice
     /// change) keeps its deadline relative to its vruntime and gets it back
     /// when enqueued again, instead of a fresh deadline.
-    PLACE_REL_DEADLINE = [0, 0, 1, 1], "features.h (82e9d0456e06, v6.12)";
+    PLACE_REL_DEADLINE = [0, 0, 0, 0, 1, 1], "features.h (82e9d0456e06, v6.12)";
     /// Slice protection: an eligible running task keeps the CPU until it has
     /// used its request (6.6–6.16: until its deadline moves; 6.17+: until
     /// vprot, at most the shortest queued slice), so wakeups cannot preempt
     /// it early.
-    RUN_TO_PARITY = [0, 1, 1, 1], "features.h (63304558ba5d, v6.6)";
+    RUN_TO_PARITY = [0, 0, 1, 1, 1, 1], "features.h (63304558ba5d, v6.6)";
     /// A waking task with a shorter slice than the running one may cancel the
     /// running task's protection and preempt it.
-    PREEMPT_SHORT = [0, 0, 1, 1], "features.h (v6.12)";
+    PREEMPT_SHORT = [0, 0, 0, 0, 1, 1], "features.h (v6.12)";
     /// Set the woken task as next buddy on wakeup preemption (off by default
     /// in every release; enabled in tip late 2025 and reverted early 2026).
-    NEXT_BUDDY = [0, 0, 0, 0], "features.h";
+    NEXT_BUDDY = [0, 0, 0, 0, 0, 0], "features.h";
     /// pick_next_entity() prefers cfs_rq->next when it is eligible. Before
     /// v6.14 that preference was gated by NEXT_BUDDY itself (see
     /// BUDDY_UNTANGLED).
-    PICK_BUDDY = [0, 0, 0, 1], "features.h (2a77e4be12cb, v6.14)";
+    PICK_BUDDY = [0, 0, 0, 0, 0, 1], "features.h (2a77e4be12cb, v6.14)";
     /// v6.14 split "who sets next" (NEXT_BUDDY) from "pick honours next"
     /// (PICK_BUDDY). Off: the pick honours next only when NEXT_BUDDY is on.
-    BUDDY_UNTANGLED = [0, 0, 0, 1], "schedlab (2a77e4be12cb, v6.14)";
+    BUDDY_UNTANGLED = [0, 0, 0, 0, 0, 1], "schedlab (2a77e4be12cb, v6.14)";
     /// The task that is next buddy counts as cache-hot for migration.
-    CACHE_HOT_BUDDY = [1, 1, 1, 1], "features.h";
+    CACHE_HOT_BUDDY = [1, 1, 1, 1, 1, 1], "features.h";
     /// A task that sleeps while not eligible (negative lag) stays queued,
     /// "delayed", until it would have been picked, so it cannot shed its
     /// negative lag by sleeping.
-    DELAY_DEQUEUE = [0, 0, 1, 1], "features.h (152e11f6df29, v6.12)";
+    DELAY_DEQUEUE = [0, 0, 0, 0, 1, 1], "features.h (152e11f6df29, v6.12)";
     /// A delayed task that completes its dequeue, or is requeued by a
     /// wakeup, has positive lag clamped to zero.
-    DELAY_ZERO = [0, 0, 1, 1], "features.h (54a58a787791, v6.12)";
+    DELAY_ZERO = [0, 0, 0, 0, 1, 1], "features.h (54a58a787791, v6.12)";
     /// Track each task's utilisation estimate (an EWMA of its util_avg at
     /// sleep) and let a CPU's utilisation be the larger of util_avg and the
     /// sum of its tasks' estimates.
-    UTIL_EST = [1, 1, 1, 1], "features.h";
+    UTIL_EST = [1, 1, 1, 1, 1, 1], "features.h";
     /// wake_affine(): prefer the waking CPU when it is idle (or a sync
     /// wakeup leaves it with one task).
-    WA_IDLE = [1, 1, 1, 1], "features.h";
+    WA_IDLE = [1, 1, 1, 1, 1, 1], "features.h";
     /// wake_affine(): otherwise compare the two CPUs' loads.
-    WA_WEIGHT = [1, 1, 1, 1], "features.h";
+    WA_WEIGHT = [1, 1, 1, 1, 1, 1], "features.h";
     /// wake_affine_weight(): bias the comparison towards the previous CPU by
     /// half the domain's imbalance percentage.
-    WA_BIAS = [1, 1, 1, 1], "features.h";
+    WA_BIAS = [1, 1, 1, 1, 1, 1], "features.h";
     /// select_idle_cpu(): limit the scan by the CPU's average idle time over
     /// the average scan cost (off since v6.0, removed in v6.8).
-    SIS_PROP = [1, 0, 0, 0], "features.h (removed in v6.8)";
+    SIS_PROP = [1, 0, 0, 0, 0, 0], "features.h (removed in v6.8)";
     /// select_idle_cpu(): limit the scan by the LLC's utilisation
     /// (nr_idle_scan, recomputed at LLC load balancing).
-    SIS_UTIL = [0, 1, 1, 1], "features.h (70fb5ccf2ebb, v6.0)";
+    SIS_UTIL = [0, 1, 1, 1, 1, 1], "features.h (70fb5ccf2ebb, v6.0)";
     /// select_idle_cpu(): skip CPUs in the LLC's overloaded mask, which each
     /// CPU updates at its tick (seed 002; never merged).
-    SIS_FILTER = [0, 0, 0, 0], "patch (seeds/002, Abel Wu, 2022)";
+    SIS_FILTER = [0, 0, 0, 0, 0, 0], "patch (seeds/002, Abel Wu, 2022)";
     /// The load balancer leaves tasks that are not eligible on their queue
     /// alone (unless balancing already failed), when the destination has
     /// tasks queued.
-    LB_PREFER_ELIGIBLE = [0, 0, 0, 1], "schedlab (873199d27bb2 \"sched/core: Prioritize migrating eligible tasks in sched_balance_rq()\", v6.14)";
+    LB_PREFER_ELIGIBLE = [0, 0, 0, 0, 0, 1], "schedlab (873199d27bb2 \"sched/core: Prioritize migrating eligible tasks in sched_balance_rq()\", v6.14)";
     /// Set the next buddy when a task sleeps and its group still has work
     /// (so the CPU stays in the group), and — under CFS — when a wakeup
     /// preempts ("sched: Next buddy hint on sleep and preempt path", seed
     /// 001; in mainline since v3.0).
-    NEXT_BUDDY_HINT = [1, 1, 1, 1], "seeds/001 (Venkatesh Pallipadi, 2011; v3.0)";
+    NEXT_BUDDY_HINT = [1, 1, 1, 1, 1, 1], "seeds/001 (Venkatesh Pallipadi, 2011; v3.0)";
     /// Do not wakeup-preempt a SCHED_OTHER task of the same priority (seed
     /// 003, Ingo Molnar, 2023; never merged).
-    NO_SAME_PRIO_PREEMPT = [0, 0, 0, 0], "patch (seeds/003, Ingo Molnar, 2023)";
+    NO_SAME_PRIO_PREEMPT = [0, 0, 0, 0, 0, 0], "patch (seeds/003, Ingo Molnar, 2023)";
     /// Wakeup preemption only of tasks that asked for it (`want_preempt`,
     /// the "negative slice" hint of Chen Yu's reply in seed 003; never
     /// merged).
-    PREEMPT_HINT = [0, 0, 0, 0], "patch (seeds/003 reply, Chen Yu, 2023)";
+    PREEMPT_HINT = [0, 0, 0, 0, 0, 0], "patch (seeds/003 reply, Chen Yu, 2023)";
     /// EEVDF RFC sleeper bonus: a waking task (not migrated) is placed up
     /// to half a slice further left than lag placement puts it (seed 004;
     /// RFC only, default off there too).
-    PLACE_BONUS = [0, 0, 0, 0], "patch (seeds/004, \"[RFC] sched/eevdf: Sleeper bonus\", Peter Zijlstra, 2023)";
+    PLACE_BONUS = [0, 0, 0, 0, 0, 0], "patch (seeds/004, \"[RFC] sched/eevdf: Sleeper bonus\", Peter Zijlstra, 2023)";
     /// Report pick_eevdf() statistics (seed 000 patch 4/4, "not intended
     /// to upstream"): `schedlab run` prints the fast/slow path counters.
-    PICK_STATS = [0, 0, 0, 0], "patch (seeds/000 4/4, Abel Wu, 2023)";
+    PICK_STATS = [0, 0, 0, 0, 0, 0], "patch (seeds/000 4/4, Abel Wu, 2023)";
     /// Wakeups may preempt the running task at all (otherwise only ticks do).
-    WAKEUP_PREEMPTION = [1, 1, 1, 1], "features.h";
+    WAKEUP_PREEMPTION = [1, 1, 1, 1, 1, 1], "features.h";
     /// sched_setattr(sched_runtime) sets a custom slice for a fair task.
     /// Off (v6.6–v6.11): the request is accepted and ignored; every task
     /// uses the base slice.
-    CUSTOM_SLICE = [0, 0, 1, 1], "schedlab (857b158dc5e8 \"sched/eevdf: Use sched_attr::sched_runtime to set request/slice suggestion\", v6.12)";
+    CUSTOM_SLICE = [0, 0, 0, 0, 1, 1], "schedlab (857b158dc5e8 \"sched/eevdf: Use sched_attr::sched_runtime to set request/slice suggestion\", v6.12)";
     /// The run queue tree is sorted by virtual deadline and augmented with
     /// the subtree's minimum vruntime (v6.8+). Off: sorted by vruntime and
     /// augmented with min_deadline, as in v6.6.
-    DEADLINE_TREE = [0, 0, 1, 1], "schedlab (2227a957e1d5 \"sched/eevdf: Sort the rbtree by virtual deadline\", v6.8)";
+    DEADLINE_TREE = [0, 0, 0, 0, 1, 1], "schedlab (2227a957e1d5 \"sched/eevdf: Sort the rbtree by virtual deadline\", v6.8)";
     /// With the deadline-sorted tree, pick the leftmost entity directly when
     /// it is eligible, before the heap search.
-    PICK_FASTPATH = [0, 0, 1, 1], "schedlab (ee4373dc902c \"sched/eevdf: O(1) fastpath for task selection\", v6.8)";
+    PICK_FASTPATH = [0, 0, 0, 0, 1, 1], "schedlab (ee4373dc902c \"sched/eevdf: O(1) fastpath for task selection\", v6.8)";
     /// reweight_entity() of a queued entity keeps its lag and rescales its
     /// deadline around V (v' = V − (V − v)·w/w', d' = V + (d − V)·w/w').
     /// Off: only the relative deadline is rescaled, vruntime is kept, so lag
     /// jumps (v6.6.0).
-    REWEIGHT_EEVDF = [0, 0, 1, 1], "schedlab (eab03c23c2a1 \"sched/eevdf: Fix vruntime adjustment on reweight\", v6.7)";
+    REWEIGHT_EEVDF = [0, 0, 0, 1, 1, 1], "schedlab (eab03c23c2a1 \"sched/eevdf: Fix vruntime adjustment on reweight\", v6.7)";
     /// With REWEIGHT_EEVDF: always update_curr(), take V before removing a
     /// non-running entity from the sums, and clamp the lag (v6.9). Off: V is
     /// taken after removal, as in the patch as first merged.
-    REWEIGHT_V_FIX = [0, 0, 1, 1], "schedlab (\"sched/eevdf: Fix miscalculation in reweight_entity() when se is not curr\", v6.9)";
+    REWEIGHT_V_FIX = [0, 0, 0, 0, 1, 1], "schedlab (\"sched/eevdf: Fix miscalculation in reweight_entity() when se is not curr\", v6.9)";
     /// reweight_entity() goes through update_entity_lag() and place_entity()
     /// with a relative deadline (v6.13+).
-    REWEIGHT_PLACE = [0, 0, 0, 1], "schedlab (6d71a9c61604 \"sched/fair: Fix EEVDF entity placement bug causing scheduling lag\", v6.13)";
+    REWEIGHT_PLACE = [0, 0, 0, 0, 0, 1], "schedlab (6d71a9c61604 \"sched/fair: Fix EEVDF entity placement bug causing scheduling lag\", v6.13)";
     /// A new task is placed when first enqueued, with ENQUEUE_INITIAL, so
     /// PLACE_DEADLINE_INITIAL's half slice takes effect. Off (v6.6–v6.11):
     /// the fork-time placement is overwritten by the first enqueue with a
     /// full slice.
-    INITIAL_ENQUEUE = [0, 0, 1, 1], "schedlab (c40dd90ac045 \"sched/fair: Initialize the vruntime of a new task when it is first enqueued\", v6.12)";
+    INITIAL_ENQUEUE = [0, 0, 0, 0, 1, 1], "schedlab (c40dd90ac045 \"sched/fair: Initialize the vruntime of a new task when it is first enqueued\", v6.12)";
     /// Slice protection through se->vprot (v6.17+): protection ends at the
     /// shortest queued slice, every update_curr() after it lapses asks for a
     /// resched, and NO_RUN_TO_PARITY still protects a minimum quantum.
     /// Off: the v6.6–v6.16 "vlag == deadline" protection.
-    VPROT = [0, 0, 0, 1], "schedlab (0b9ca2dcabc3..9cdb4fe20cd2 run-to-parity series, v6.17)";
+    VPROT = [0, 0, 0, 0, 0, 1], "schedlab (0b9ca2dcabc3..9cdb4fe20cd2 run-to-parity series, v6.17)";
     /// sched_yield() forfeits the rest of the request: an eligible yielder's
     /// vruntime jumps to its deadline. Off: only the deadline moves one slice.
-    YIELD_FORFEIT = [0, 0, 0, 1], "schedlab (79104becf42b \"sched/fair: Forfeit vruntime on yield\", v6.19, in 6.18.y)";
+    YIELD_FORFEIT = [0, 0, 0, 0, 0, 1], "schedlab (79104becf42b \"sched/fair: Forfeit vruntime on yield\", v6.19, in 6.18.y)";
     /// The avg_vruntime offset is zero_vruntime, re-based to V at every
     /// enqueue and dequeue, instead of the monotonic min_vruntime (v6.19).
-    ZERO_VRUNTIME = [0, 0, 0, 0], "schedlab (\"sched/eevdf: Fix min_vruntime vs avg_vruntime\", v6.19)";
+    ZERO_VRUNTIME = [0, 0, 0, 0, 0, 0], "schedlab (\"sched/eevdf: Fix min_vruntime vs avg_vruntime\", v6.19)";
 }
 
 /// A set of feature flags (a bitmask, like `sysctl_sched_features`).
@@ -263,13 +271,18 @@ mod tests {
 
     #[test]
     fn preset_defaults_follow_features_h() {
+        // features.h of 6.5: CFS with SIS_UTIL.
+        let v65 = Features::preset(1);
+        assert!(!v65.has(Feature::EEVDF) && v65.has(Feature::SIS_UTIL) && !v65.has(Feature::SIS_PROP));
         // features.h of 6.6.9: no DELAY_DEQUEUE / PREEMPT_SHORT yet.
-        let v66 = Features::preset(1);
+        let v66 = Features::preset(2);
         assert!(v66.has(Feature::RUN_TO_PARITY) && v66.has(Feature::PLACE_LAG));
         assert!(!v66.has(Feature::DELAY_DEQUEUE) && !v66.has(Feature::PREEMPT_SHORT));
         assert!(!v66.has(Feature::DEADLINE_TREE));
+        // 6.6.y has the reweight fix backported.
+        assert!(!v66.has(Feature::REWEIGHT_EEVDF) && Features::preset(3).has(Feature::REWEIGHT_EEVDF));
         // features.h of 6.18.2.
-        let v618 = Features::preset(3);
+        let v618 = Features::preset(5);
         assert!(v618.has(Feature::DELAY_DEQUEUE) && v618.has(Feature::PICK_BUDDY));
         assert!(!v618.has(Feature::NEXT_BUDDY));
         assert!(v618.has(Feature::VPROT));

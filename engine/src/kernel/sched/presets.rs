@@ -36,9 +36,19 @@ pub fn presets() -> Vec<Preset> {
                     "v5.15.0 source (features.h of 5.15)",
                     750_000,
                 ),
+                "6.5" => (
+                    "the last CFS: as 5.15, but select_idle_cpu() limited by SIS_UTIL instead of SIS_PROP, an idle entity's own minimum slice and sleeper credit, the tick's slice capped at sched_latency (stands in for 6.0-6.5, e.g. seed 004's 6.3-rc6)",
+                    "v6.5.0 source (features.h of 6.5)",
+                    750_000,
+                ),
                 "6.6" => (
-                    "EEVDF as first merged: tree sorted by vruntime with min_deadline, no custom slices, no delayed dequeue, reweight without lag preservation (v6.6.0)",
+                    "EEVDF as first merged (v6.6.0): tree sorted by vruntime with min_deadline, no custom slices, no delayed dequeue, reweight without lag preservation",
                     "v6.6 (features.h of 6.6.9; reweight_entity() before eab03c23c2a1)",
+                    750_000,
+                ),
+                "6.6.y" => (
+                    "v6.6 stable (6.6.9): as 6.6 with the reweight fix backported (reweight_eevdf() keeps a queued entity's lag)",
+                    "v6.6.9 source",
                     750_000,
                 ),
                 "6.12" => (
@@ -57,7 +67,7 @@ pub fn presets() -> Vec<Preset> {
         .collect()
 }
 
-/// Looks a preset up by name ("6.6", "6.12", "6.18").
+/// Looks a preset up by name ("5.15", "6.5", "6.6", "6.6.y", "6.12", "6.18").
 pub fn preset(name: &str) -> Option<Preset> {
     presets().into_iter().find(|p| p.name == name)
 }
