@@ -9,6 +9,7 @@
 //! | [`program`] | task programs compiled to flat instruction lists |
 //! | [`workload`] | benchmark macros (hackbench, schbench, netperf, ...) |
 //! | [`rng`] | the one random source |
+//! | [`signals`] | per-CPU run-queue length and utilisation over time, decision counts |
 //! | [`trace`] | the event log (every decision with its cause) and latency histograms |
 //! | [`snapshot`], [`timeline`], [`explain`], [`player`] | what the viewer shows |
 //! | [`results`], [`compare`], [`study`] | run results, comparisons, study tables |
@@ -23,6 +24,7 @@ pub mod reproduce;
 pub mod results;
 pub mod rng;
 pub mod scenario;
+pub mod signals;
 pub mod sim;
 pub mod snapshot;
 pub mod study;

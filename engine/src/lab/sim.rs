@@ -184,6 +184,8 @@ pub struct Simulation {
     pub log: Log,
     /// Set when the run had to stop a task (livelock).
     pub warnings: Vec<String>,
+    /// Sampled per-CPU signals and decision counts (`enable_signals`).
+    pub signals: Option<crate::lab::signals::Signals>,
 }
 
 /// How a task left `advance()`.
@@ -218,11 +220,18 @@ impl Simulation {
             state.push(start, EvKind::Start(t as u32));
         }
         let log = Log { records: Vec::new(), marks: Vec::new(), paths: Vec::new(), hash: LogHash::default(), mode, count: 0 };
-        Simulation { state, info, log, warnings: Vec::new() }
+        Simulation { state, info, log, warnings: Vec::new(), signals: None }
     }
 
     pub fn now(&self) -> u64 {
         self.state.sched.now
+    }
+
+    /// Samples per-CPU signals every `period` ns from now on and counts
+    /// decisions (see `signals.rs`; the schedule does not change).
+    pub fn enable_signals(&mut self, period: u64) {
+        let s = &self.state.sched;
+        self.signals = Some(crate::lab::signals::Signals::new(period, s.rqs.len(), s.llc.len()));
     }
 
     pub fn sched(&self) -> &Sched {
@@ -245,6 +254,9 @@ impl Simulation {
             }
             if !self.state.live(ev.kind) {
                 continue;
+            }
+            if let Some(sig) = &mut self.signals {
+                sig.sample_until(&self.state.sched, ev.time);
             }
             self.state.sched.set_now(ev.time);
             self.state.events += 1;
@@ -276,6 +288,9 @@ impl Simulation {
             let end = if all_exited { self.state.sched.now } else { self.info.duration.max(self.state.sched.now) };
             if !all_exited && self.state.queue.is_empty() {
                 self.note_deadlock();
+            }
+            if let Some(sig) = &mut self.signals {
+                sig.sample_until(&self.state.sched, end.saturating_add(1));
             }
             self.state.sched.set_now(end);
             self.state.sched.finish_accounting();
@@ -398,6 +413,9 @@ impl Simulation {
         let full = log.mode == LogMode::Full;
         if full && !s.records.is_empty() {
             log.marks.push(Mark { time: s.now, event: self.state.events, first: log.records.len() as u32 });
+        }
+        if let Some(sig) = &mut self.signals {
+            sig.count(&s.records);
         }
         let base = log.paths.len() as u32;
         for mut r in s.records.drain(..) {

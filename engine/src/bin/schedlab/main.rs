@@ -13,6 +13,7 @@ const USAGE: &str = "\
 usage:
   schedlab run SCENARIO [--kernel V] [--patch P]... [--feature F=on|off]...
                         [--seed N] [--duration D] [--json] [--log] [--tasks]
+                        [--signals FILE.csv [--signals-period D]]
   schedlab compare SCENARIO --base CONFIG --patch CONFIG [--runs N] [--json]
                         CONFIG is KERNEL[+PATCH...][,FLAG=on|off...],
                         e.g. --base 6.6 --patch 6.6+reweight-fix
@@ -79,6 +80,7 @@ fn read_scenario(path: &str) -> Result<String, String> {
 fn cmd_run(args: &[String]) -> Result<String, String> {
     let mut ov = Overrides::default();
     let (mut path, mut json, mut log, mut all_tasks) = (None, false, false, false);
+    let (mut signals, mut period) = (None::<String>, 1_000_000u64);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |flag: &str| it.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
@@ -100,6 +102,11 @@ fn cmd_run(args: &[String]) -> Result<String, String> {
             "--json" => json = true,
             "--log" => log = true,
             "--tasks" => all_tasks = true,
+            "--signals" => signals = Some(value("--signals")?),
+            "--signals-period" => {
+                let v = value("--signals-period")?;
+                period = parse_duration(&v).ok().filter(|&p| p > 0).ok_or_else(|| format!("--signals-period: `{v}` is not a positive duration"))?;
+            }
             s if s.starts_with("--") => return Err(format!("unknown option `{s}`\n{USAGE}")),
             s => {
                 if path.replace(s.to_string()).is_some() {
@@ -112,10 +119,19 @@ fn cmd_run(args: &[String]) -> Result<String, String> {
     let text = read_scenario(&path)?;
     let mode = if log { LogMode::Full } else { LogMode::HashOnly };
     let (mut sim, cfg) = from_text(&text, &ov, mode).map_err(|e| format!("{path}: {e}"))?;
+    if signals.is_some() {
+        sim.enable_signals(period);
+    }
     sim.run();
     let res = sim.results(&cfg.kernel);
+    if let (Some(file), Some(sig)) = (&signals, &sim.signals) {
+        std::fs::write(file, sig.to_csv()).map_err(|e| format!("{file}: {e}"))?;
+    }
     if json {
         let mut v = serde_json::to_value(&res).map_err(|e| e.to_string())?;
+        if let Some(sig) = &sim.signals {
+            v["signals"] = serde_json::to_value(sig.summary(0)).map_err(|e| e.to_string())?;
+        }
         if log {
             v["log"] = serde_json::to_value(sim.log.iter().collect::<Vec<_>>()).map_err(|e| e.to_string())?;
         }
