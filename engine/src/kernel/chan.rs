@@ -55,10 +55,16 @@ pub enum Io {
 }
 
 impl Sched {
-    /// The task running on `cpu` (the waker) wakes `p` from a wait.
+    /// The task running on `cpu` (the waker) wakes `p` from a wait. The
+    /// waker pays for try_to_wake_up() in its system call (`costs.wakeup`);
+    /// a wake of a task that is not asleep costs nothing extra.
     fn wake_waiter(&mut self, p: u32, cpu: u32, flags: u32) {
         if self.tasks[p as usize].state == TaskState::Sleeping {
             self.try_to_wake_up(p, flags, cpu);
+            let waker = self.rqs[cpu as usize].curr;
+            if waker != crate::kernel::lib::rbtree::NIL {
+                self.tasks[waker as usize].overhead += self.tun.cost_wakeup;
+            }
         }
     }
 

@@ -37,6 +37,8 @@ pub struct Config {
     pub cpus: u32,
     pub seed: u64,
     pub duration: u64,
+    /// Results count from this time on.
+    pub warmup: u64,
 }
 
 fn unknown(what: &str, name: &str, known: &[&str]) -> String {
@@ -104,11 +106,24 @@ pub fn config(sc: &Scenario, ov: &Overrides) -> Result<Config, ScenarioError> {
         _ => Scaling::Log,
     };
     let mut tunables = Tunables::new(hz, base_slice_normalized, scaling, cpus, sc.sim.base_slice.map(|(v, _)| v));
+    let duration = ov.duration.unwrap_or(sc.sim.duration);
+    let warmup = match sc.sim.warmup {
+        Some((w, pos)) if w >= duration => {
+            return Err(ScenarioError::new(
+                "sim.warmup",
+                Some(pos),
+                format!("warmup ({}) must be shorter than the duration ({})", scenario::format_duration(w), scenario::format_duration(duration)),
+            ))
+        }
+        Some((w, _)) => w,
+        None => 0,
+    };
     let c = sc.sim.costs;
     tunables.cost_context_switch = c.context_switch.unwrap_or(tunables.cost_context_switch);
     tunables.cost_thread_switch = c.thread_switch.unwrap_or(tunables.cost_thread_switch);
     tunables.cost_migration = c.migration.unwrap_or(tunables.cost_migration);
     tunables.cost_scan = c.scan.unwrap_or(tunables.cost_scan);
+    tunables.cost_wakeup = c.wakeup.unwrap_or(tunables.cost_wakeup);
     tunables.idle_exit = c.idle_exit;
     Ok(Config {
         kernel: preset.name.to_string(),
@@ -118,7 +133,8 @@ pub fn config(sc: &Scenario, ov: &Overrides) -> Result<Config, ScenarioError> {
         topology,
         cpus,
         seed: ov.seed.unwrap_or(sc.sim.seed),
-        duration: ov.duration.unwrap_or(sc.sim.duration),
+        duration,
+        warmup,
     })
 }
 
@@ -181,6 +197,7 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
         task_prog: Vec::new(),
         task_start: Vec::new(),
         duration: cfg.duration,
+        warmup: cfg.warmup,
         seed: cfg.seed,
         workloads: Vec::new(),
     };

@@ -66,7 +66,10 @@ pub struct RunResult {
     pub kernel: String,
     pub seed: u64,
     pub features: Vec<&'static str>,
+    /// Simulated time the results cover: from `measured_from_ns` (the end
+    /// of the warm-up, 0 without one) to the end of the run.
     pub sim_time_ns: u64,
+    pub measured_from_ns: u64,
     pub events: u64,
     pub records: u64,
     /// Hash of the event log (equal across hosts and wasm).
@@ -87,12 +90,13 @@ impl Simulation {
     /// Summarises the run so far (call after `run()` for the whole run).
     pub fn results(&self, kernel: &str) -> RunResult {
         let s = &self.state.sched;
-        let sim_time = s.now.max(1);
+        let sim_time = (s.now - self.measure_from).max(1);
         RunResult {
             kernel: kernel.to_string(),
             seed: self.info.seed,
             features: s.feat.enabled().map(|f| f.name()).collect(),
-            sim_time_ns: s.now,
+            sim_time_ns: s.now - self.measure_from,
+            measured_from_ns: self.measure_from,
             events: self.state.events,
             records: self.log.count,
             log_hash: format!("{:016x}", self.log.hash.0),
@@ -169,7 +173,7 @@ impl Simulation {
     /// Sums the counters and merges the histograms of a workload's workers.
     fn gather(&self, w: &WorkloadRun) -> Gathered {
         let s = &self.state.sched;
-        let time_ns = s.now.max(1);
+        let time_ns = (s.now - self.measure_from).max(1);
         let mut g = Gathered {
             secs: time_ns as f64 / 1e9,
             time_ns,

@@ -272,6 +272,8 @@ pub struct Costs {
     pub thread_switch: Option<u64>,
     pub migration: Option<u64>,
     pub scan: Option<u64>,
+    /// try_to_wake_up() from a task, charged to the waker.
+    pub wakeup: Option<u64>,
     /// A fixed idle-exit latency (instead of the topology's idle states).
     pub idle_exit: Option<u64>,
 }
@@ -314,6 +316,8 @@ pub struct Sim {
     pub base_slice: Option<(u64, Pos)>,
     pub tunable_scaling: Option<(TunableScaling, Pos)>,
     pub costs: Costs,
+    /// ns; key "warmup": results count from this time on (0: from the start).
+    pub warmup: Option<(u64, Pos)>,
 }
 
 /// sysctl_sched_tunable_scaling.
@@ -752,8 +756,9 @@ pub(crate) fn suggest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str>
 
 const TOP_KEYS: [&str; 7] = ["sim", "topology", "task", "workload", "group", "channel", "study"];
 const STUDY_KEYS: [&str; 7] = ["base", "compare", "seeds", "load", "loads", "cases", "metric"];
-const SIM_KEYS: [&str; 9] = [
+const SIM_KEYS: [&str; 10] = [
     "duration",
+    "warmup",
     "seed",
     "kernel",
     "hz",
@@ -763,7 +768,7 @@ const SIM_KEYS: [&str; 9] = [
     "tunable_scaling",
     "costs",
 ];
-const COST_KEYS: [&str; 5] = ["context_switch", "thread_switch", "migration", "scan", "idle_exit"];
+const COST_KEYS: [&str; 6] = ["context_switch", "thread_switch", "migration", "scan", "wakeup", "idle_exit"];
 const GROUP_KEYS: [&str; 5] = ["name", "parent", "weight", "shares", "idle"];
 const TOPOLOGY_KEYS: [&str; 5] = [
     "preset",
@@ -1047,6 +1052,7 @@ impl Cx<'_, '_> {
                     }
                     sim.duration = d;
                 }
+                "warmup" => sim.warmup = Some((self.duration(v, &key)?, self.pos(v.start))),
                 "seed" => {
                     let n = self.int(v, &key, 0, i128::from(u64::MAX))?;
                     sim.seed = u64::try_from(n).unwrap_or(0);
@@ -1155,6 +1161,7 @@ impl Cx<'_, '_> {
                             "thread_switch" => sim.costs.thread_switch = d,
                             "migration" => sim.costs.migration = d,
                             "scan" => sim.costs.scan = d,
+                            "wakeup" => sim.costs.wakeup = d,
                             "idle_exit" => sim.costs.idle_exit = d,
                             _ => return Err(self.unknown_key(&key, "in sim.costs", c, &COST_KEYS)),
                         }
@@ -1629,6 +1636,7 @@ impl Sim {
             base_slice: None,
             tunable_scaling: None,
             costs: Costs::default(),
+            warmup: None,
         }
     }
 }

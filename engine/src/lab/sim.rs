@@ -166,6 +166,8 @@ pub struct Static {
     pub task_prog: Vec<u32>,
     pub task_start: Vec<u64>,
     pub duration: u64,
+    /// Results count from this time on (see `Simulation::measure_from`).
+    pub warmup: u64,
     pub seed: u64,
     /// The workload macros and the tasks (ids) each measures.
     pub workloads: Vec<WorkloadRun>,
@@ -186,6 +188,10 @@ pub struct Simulation {
     pub warnings: Vec<String>,
     /// Sampled per-CPU signals and decision counts (`enable_signals`).
     pub signals: Option<crate::lab::signals::Signals>,
+    /// When the results' counters were last reset (the warm-up's end), and
+    /// each task's CPU time then.
+    pub measure_from: u64,
+    pub cpu_base: Vec<u64>,
 }
 
 /// How a task left `advance()`.
@@ -220,7 +226,7 @@ impl Simulation {
             state.push(start, EvKind::Start(t as u32));
         }
         let log = Log { records: Vec::new(), marks: Vec::new(), paths: Vec::new(), hash: LogHash::default(), mode, count: 0 };
-        Simulation { state, info, log, warnings: Vec::new(), signals: None }
+        Simulation { state, info, log, warnings: Vec::new(), signals: None, measure_from: 0, cpu_base: Vec::new() }
     }
 
     pub fn now(&self) -> u64 {
@@ -258,6 +264,9 @@ impl Simulation {
             if let Some(sig) = &mut self.signals {
                 sig.sample_until(&self.state.sched, ev.time);
             }
+            if self.measure_from < self.info.warmup && ev.time >= self.info.warmup {
+                self.begin_measurement(self.info.warmup);
+            }
             self.state.sched.set_now(ev.time);
             self.state.events += 1;
             self.handle(ev.kind);
@@ -267,6 +276,17 @@ impl Simulation {
             }
             return true;
         }
+    }
+
+    /// The warm-up is over: results count from `at` (the state is as it was
+    /// after the last event before `at`). Only statistics are reset; no
+    /// scheduler state changes, so the schedule is that of a run without
+    /// warm-up.
+    fn begin_measurement(&mut self, at: u64) {
+        self.state.sched.set_now(at);
+        self.cpu_base = (0..self.state.sched.tasks.len() as u32).map(|t| self.task_cpu_time_total(t)).collect();
+        self.state.sched.reset_statistics();
+        self.measure_from = at;
     }
 
     /// Runs to the end of the simulated duration.

@@ -220,7 +220,13 @@ impl Simulation {
     }
 
     /// CPU time of a task up to now (including the running stretch).
+    /// A task's CPU time since the results' start (the warm-up's end).
     pub fn task_cpu_time(&self, task: u32) -> u64 {
+        self.task_cpu_time_total(task) - self.cpu_base.get(task as usize).copied().unwrap_or(0)
+    }
+
+    /// A task's CPU time since it was created.
+    pub fn task_cpu_time_total(&self, task: u32) -> u64 {
         let s = &self.state.sched;
         let t = &s.tasks[task as usize];
         let e = &s.ents[t.se as usize];

@@ -23,7 +23,7 @@ fn records(sim: &Simulation) -> Vec<(u64, Record)> {
 }
 
 /// One CPU, no switch costs: times in the log are the programs' own.
-const FREE: &str = "[sim]\nkernel = \"6.18\"\ncosts = { context_switch = \"0ns\", thread_switch = \"0ns\", migration = \"0ns\", scan = \"0ns\" }\n[topology]\npreset = \"1cpu\"\n";
+const FREE: &str = "[sim]\nkernel = \"6.18\"\ncosts = { context_switch = \"0ns\", thread_switch = \"0ns\", migration = \"0ns\", scan = \"0ns\", wakeup = \"0ns\" }\n[topology]\npreset = \"1cpu\"\n";
 
 #[test]
 fn a_blocked_receiver_is_woken_by_a_send() {
@@ -95,7 +95,8 @@ fn ping_pong_round_trips_are_counted_and_cost_what_the_model_says() {
     // pipe-test, 1000 round trips on one CPU. The CPU is never idle (one of
     // the two is always runnable), so the simulated time is the two tasks'
     // CPU time: 2 × 1000 × 0.7 µs of work plus 1 µs per switch into a task
-    // (two processes: the full context-switch cost; see kernel.rs).
+    // (two processes: the full context-switch cost) plus 1 µs per wakeup of
+    // the blocked partner, paid by the writer (costs.wakeup; see presets.rs).
     let sim = run("[sim]\nkernel = \"6.18\"\n[topology]\npreset = \"1cpu\"\n[[workload]]\nkind = \"pipe-test\"\nloops = 1000\njitter = 0\n");
     let (a, b) = (id(&sim, "pipe-test-a"), id(&sim, "pipe-test-b"));
     let s = sim.sched();
@@ -106,7 +107,11 @@ fn ping_pong_round_trips_are_counted_and_cost_what_the_model_says() {
     assert_eq!(sim.now(), cpu_a + cpu_b);
     let switches_in = records(&sim).iter().filter(|(_, r)| matches!(r, Record::Switch { next, .. } if *next != crate::kernel::lib::rbtree::NIL)).count() as u64;
     assert!(switches_in >= 2000, "at least two switches per round trip, got {switches_in}");
-    assert_eq!(sim.now(), 2 * 1000 * 700 + switches_in * 1_000);
+    let wakeups = records(&sim).iter().filter(|(_, r)| matches!(r, Record::Wakeup { .. })).count() as u64;
+    // A wakeup happens when the partner already blocked; with the writer
+    // preempted at its wakeup, the partner sometimes has not.
+    assert!(wakeups >= 1000, "at least one wakeup per round trip, got {wakeups}");
+    assert_eq!(sim.now(), 2 * 1000 * 700 + switches_in * 1_000 + wakeups * 1_000);
     let w = &sim.results("6.18").workloads[0];
     assert!(w.finished);
     assert_eq!(w.ops, 1000);
@@ -115,12 +120,14 @@ fn ping_pong_round_trips_are_counted_and_cost_what_the_model_says() {
 
 #[test]
 fn threads_of_one_process_switch_for_less() {
-    // The same ping-pong as threads: each switch costs 0.6 µs.
+    // The same ping-pong as threads: each switch costs 0.6 µs (and each
+    // wakeup 1 µs, as for processes).
     let sim = run("[sim]\nkernel = \"6.18\"\n[topology]\npreset = \"1cpu\"\n[[workload]]\nkind = \"pipe-test\"\nloops = 1000\nmode = \"threads\"\njitter = 0\n");
     let switches = records(&sim).iter().filter(|(_, r)| matches!(r, Record::Switch { prev, next, .. } if *next != crate::kernel::lib::rbtree::NIL && *prev != crate::kernel::lib::rbtree::NIL)).count() as u64;
     // The first switch comes from idle (a full switch); the rest are
     // thread to thread.
-    assert_eq!(sim.now(), 2 * 1000 * 700 + 1_000 + switches * 600);
+    let wakeups = records(&sim).iter().filter(|(_, r)| matches!(r, Record::Wakeup { .. })).count() as u64;
+    assert_eq!(sim.now(), 2 * 1000 * 700 + 1_000 + switches * 600 + wakeups * 1_000);
 }
 
 #[test]

@@ -130,7 +130,7 @@ fn cmd_run(args: &[String]) -> Result<String, String> {
     if json {
         let mut v = serde_json::to_value(&res).map_err(|e| e.to_string())?;
         if let Some(sig) = &sim.signals {
-            v["signals"] = serde_json::to_value(sig.summary(0)).map_err(|e| e.to_string())?;
+            v["signals"] = serde_json::to_value(sig.summary(sim.measure_from)).map_err(|e| e.to_string())?;
         }
         if log {
             v["log"] = serde_json::to_value(sim.log.iter().collect::<Vec<_>>()).map_err(|e| e.to_string())?;

@@ -830,6 +830,26 @@ impl Sched {
         }
     }
 
+    /// Zeroes every statistic (per-task switch, migration, wakeup, latency
+    /// and op counters; per-CPU busy/idle time and switches; pick,
+    /// select_idle_sibling and balance counters) and nothing that decides
+    /// scheduling: the start of a measurement window after a warm-up.
+    pub fn reset_statistics(&mut self) {
+        self.flush_latencies();
+        for t in &mut self.tasks {
+            let call_returned = t.stats.call_returned;
+            t.stats = TaskStats { call_returned, ..Default::default() };
+        }
+        for cpu in 0..self.rqs.len() as u32 {
+            self.account_cpu(cpu);
+            let rq = &mut self.rqs[cpu as usize];
+            (rq.busy_ns, rq.idle_ns, rq.nr_switches) = (0, 0, 0);
+        }
+        self.stats = PickStats::default();
+        self.sis = SisStats::default();
+        self.balance_stats = Default::default();
+    }
+
     /// Advances the clock, charging busy/idle time at the next state change.
     pub fn set_now(&mut self, now: u64) {
         debug_assert!(now >= self.now);

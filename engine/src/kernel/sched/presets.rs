@@ -103,6 +103,9 @@ pub struct Tunables {
     pub cost_thread_switch: u64,
     pub cost_migration: u64,
     pub cost_scan: u64,
+    /// try_to_wake_up() from a task (a pipe write, futex_wake, kill),
+    /// charged to the waker when it wakes a sleeping task.
+    pub cost_wakeup: u64,
     /// A fixed idle-exit latency for every wakeup of an idle CPU (None: the
     /// topology's idle states decide; Some(0): none).
     pub idle_exit: Option<u64>,
@@ -112,6 +115,15 @@ pub struct Tunables {
 /// 0.6 µs between threads of one process), a cache-cold restart ≈ 10 µs,
 /// probing one CPU's run queue ≈ 50 ns.
 pub const DEFAULT_COSTS: [u64; 3] = [1_000, 10_000, 50];
+
+/// What try_to_wake_up() costs the task that calls it, in its system call
+/// (pipe_write()'s wake_up, futex_wake(), kill()): taking the wakee's
+/// pi_lock and run-queue lock, select_task_rq_fair() (whose run-queue
+/// probes are `costs.scan` apart), enqueue_task_fair() with its PELT
+/// updates, check_preempt_wakeup(), and for another CPU the IPI or the
+/// remote lock's cache-line transfer: about 1 µs on a recent server
+/// (a futex_wake() that wakes a waiter against one that finds none).
+pub const DEFAULT_WAKEUP_COST: u64 = 1_000;
 
 impl Tunables {
     /// Mirrors `update_sysctl()`/`sched_init_granularity()` (fair.c, v6.18):
@@ -139,6 +151,7 @@ impl Tunables {
             cost_thread_switch: DEFAULT_COSTS[0] * 6 / 10,
             cost_migration: DEFAULT_COSTS[1],
             cost_scan: DEFAULT_COSTS[2],
+            cost_wakeup: DEFAULT_WAKEUP_COST,
             idle_exit: None,
         }
     }

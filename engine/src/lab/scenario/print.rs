@@ -16,6 +16,9 @@ pub fn to_toml(sc: &Scenario) -> String {
     let sim = &sc.sim;
     s += "[sim]\n";
     let _ = writeln!(s, "duration = {}", quote(&format_duration(sim.duration)));
+    if let Some((ns, _)) = sim.warmup {
+        let _ = writeln!(s, "warmup = {}", quote(&format_duration(ns)));
+    }
     let _ = writeln!(s, "seed = {}", sim.seed);
     let _ = writeln!(s, "kernel = {}", quote(&sim.kernel.name));
     if let Some((hz, _)) = sim.hz {
@@ -41,7 +44,7 @@ pub fn to_toml(sc: &Scenario) -> String {
         let _ = writeln!(s, "tunable_scaling = {}", quote(name));
     }
     let c = sim.costs;
-    let costs: Vec<String> = [("context_switch", c.context_switch), ("thread_switch", c.thread_switch), ("migration", c.migration), ("scan", c.scan), ("idle_exit", c.idle_exit)]
+    let costs: Vec<String> = [("context_switch", c.context_switch), ("thread_switch", c.thread_switch), ("migration", c.migration), ("scan", c.scan), ("wakeup", c.wakeup), ("idle_exit", c.idle_exit)]
         .iter()
         .filter_map(|(k, v)| v.map(|ns| format!("{k} = {}", quote(&format_duration(ns)))))
         .collect();

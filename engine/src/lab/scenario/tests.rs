@@ -415,7 +415,7 @@ fn unknown_keys_with_suggestions() {
     assert_err(&e, "topology.socket", p(2, 1), "did you mean `sockets`?");
 
     let e = err("[sim]\nzzzzzz = 1\n");
-    assert_err(&e, "sim.zzzzzz", p(2, 1), "expected one of duration, seed");
+    assert_err(&e, "sim.zzzzzz", p(2, 1), "expected one of duration, warmup, seed");
 
     let e = err("{\"sim\": {\"sed\": 1}}");
     assert_err(&e, "sim.sed", p(1, 10), "did you mean `seed`?");
