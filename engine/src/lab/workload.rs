@@ -156,13 +156,18 @@ pub const KINDS: &[KindDoc] = &[
     },
     KindDoc {
         name: "schbench",
-        about: "schbench: message threads wake their workers (futex lists); a worker sleeps, then works, then \
-                asks again. Metric: 99th percentile wakeup latency.",
+        about: "schbench: message threads wake their workers (futex lists). version \"2023\" (v1.0, April 2023 on): \
+                a worker sleeps, then works, then asks again. version \"2019\" (before): a worker spins `cputime`, \
+                then posts its message thread and waits; the message thread sleeps `sleeptime` (+0..25 % jitter) \
+                and wakes every worker that posted. Metric: 99th percentile wakeup latency.",
         params: &[
+            p("version", "2023", "2023 (v1.0 rewrite) | 2019 (the schbench lkp and the 2022 mails ran)"),
             p("message_threads", "1", "message threads (-m)"),
-            p("workers", "ceil(CPUs / message_threads)", "workers per message thread (-t)"),
-            p("sleep", "100us", "think-time sleep per request (-s)"),
-            p("work", "1ms", "CPU time per request (-F 256 -n 5 on a ~5 GFLOP core)"),
+            p("workers", "ceil(CPUs / message_threads); 16 for 2019", "workers per message thread (-t)"),
+            p("sleep", "100us", "2023: think-time sleep per request (-s)"),
+            p("work", "1ms", "2023: CPU time per request (-F 256 -n 5 on a ~5 GFLOP core)"),
+            p("sleeptime", "30ms", "2019: the message thread's sleep between wakes (-s)"),
+            p("cputime", "30ms", "2019: a worker's spin between posts (-c)"),
         ],
         expand: schbench,
     },
@@ -527,19 +532,33 @@ fn hackbench(a: &mut Args, o: &mut Out) -> R<Measure> {
 /// do_work()). Request latency is from the call returning to the next
 /// call, as schbench's work_start..now. All threads share one process.
 fn schbench(a: &mut Args, o: &mut Out) -> R<Measure> {
+    let v2019 = a.choice("version", "2023", &["2023", "2019"])? == "2019";
     let m = a.count("message_threads", 1, 4096)?;
-    let workers = a.count("workers", a.cpus.div_ceil(m), 65_536)?;
-    let sleep = a.dur("sleep", 100_000)?;
-    let work = a.dur("work", 1_000_000)?;
+    let workers = a.count("workers", if v2019 { 16 } else { a.cpus.div_ceil(m) }, 65_536)?;
+    let (sleep, work) = (a.dur("sleep", 100_000)?, a.dur("work", 1_000_000)?);
+    let (sleeptime, cputime) = (a.dur("sleeptime", 30_000_000)?, a.dur("cputime", 30_000_000)?);
     a.tasks_fit(m as u64 * (1 + workers as u64), &format!("{m} message threads × (1 + {workers} workers)"))?;
     let name = o.name.clone();
     let mut ws = Vec::new();
     for i in 0..m {
         let msg = format!("{name}-m{i}");
-        o.task(&msg, 1, "loop { reply; wait }", Some(&name));
         let w = format!("{msg}-w");
-        let think = if sleep > 0 { format!("sleep {}; ", scenario::format_duration(sleep)) } else { String::new() };
-        o.task(&w, workers, &format!("loop {{ call {msg}; {think}run {} }}", o.cost(work.max(1))), Some(&name));
+        if v2019 {
+            // run_msg_thread(): xlist_wake_all(); fwait(); usleep(sleeptime
+            // + rand() % (sleeptime / 4)). worker_thread(): usec_spin(cputime);
+            // msg_and_wait() (schbench.c before the April 2023 rewrite).
+            let nap = if sleeptime == 0 {
+                String::new()
+            } else {
+                format!("; sleep uniform({}, {})", scenario::format_duration(sleeptime), scenario::format_duration(sleeptime + sleeptime / 4))
+            };
+            o.task(&msg, 1, &format!("loop {{ reply; wait{nap} }}"), Some(&name));
+            o.task(&w, workers, &format!("loop {{ run {}; call {msg} }}", scenario::format_duration(cputime.max(1))), Some(&name));
+        } else {
+            o.task(&msg, 1, "loop { reply; wait }", Some(&name));
+            let think = if sleep > 0 { format!("sleep {}; ", scenario::format_duration(sleep)) } else { String::new() };
+            o.task(&w, workers, &format!("loop {{ call {msg}; {think}run {} }}", o.cost(work.max(1))), Some(&name));
+        }
         ws.push(w);
     }
     let mut measure = o.measure("schbench", "normal".into(), plural(m, "mthread", "mthreads"), Metric::WakeupP99, ws);
