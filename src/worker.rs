@@ -40,6 +40,7 @@ pub struct RunValueMsg {
     pub wakeup_cdf: Vec<u64>,
     pub switches_per_sec: Option<f64>,
     pub ops_per_sec: Option<f64>,
+    pub engagement: schedlab_engine::lab::study::Engagement,
 }
 
 fn finite(x: f64) -> Option<f64> {
@@ -55,6 +56,7 @@ impl From<&RunValue> for RunValueMsg {
             wakeup_cdf: v.wakeup_cdf.clone(),
             switches_per_sec: finite(v.switches_per_sec),
             ops_per_sec: finite(v.ops_per_sec),
+            engagement: v.engagement,
         }
     }
 }
@@ -68,6 +70,7 @@ impl RunValueMsg {
             wakeup_cdf: self.wakeup_cdf,
             switches_per_sec: self.switches_per_sec.unwrap_or(f64::NAN),
             ops_per_sec: self.ops_per_sec.unwrap_or(f64::NAN),
+            engagement: self.engagement,
         }
     }
 }
@@ -192,6 +195,7 @@ loads = [1, 2]
             wakeup_cdf: vec![1, 2],
             switches_per_sec: f64::INFINITY,
             ops_per_sec: 1.5,
+            engagement: schedlab_engine::lab::study::Engagement { reweights: 4, reweights_nonzero_lag: 2, ..Default::default() },
         };
         let back: RunValueMsg = serde_json::from_str(&encode(&RunValueMsg::from(&v))).unwrap();
         let r = back.into_run_value();

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::lab::study::{Study, Table};
+use crate::lab::study::{Engagement, Study, Table};
 
 /// The transcribed tables.
 pub const TABLES: &str = include_str!("../../../assets/seeds/tables.toml");
@@ -211,6 +211,9 @@ pub struct TableReport {
     pub why: String,
     pub configs: Vec<String>,
     pub cells: Vec<CellReport>,
+    /// Per configuration (in `configs` order): how often the patches'
+    /// mechanisms came into play over the table's runs.
+    pub engagement: Vec<Engagement>,
 }
 
 /// Puts a study's table beside a mail table. Cells the study lacks (a row
@@ -242,6 +245,7 @@ pub fn compare_table(t: &MailTable, model: Option<&Table>) -> TableReport {
         why: t.why.clone(),
         configs: std::iter::once(t.base.clone()).chain(t.compare.iter().cloned()).collect(),
         cells,
+        engagement: Vec::new(),
     }
 }
 
@@ -358,7 +362,18 @@ impl Reproduction {
 
     /// The reports, table by table.
     pub fn reports(&self) -> Vec<TableReport> {
-        self.tables.iter().map(|t| compare_table(t, self.studies.get(&t.study).map(|s| s.table()).as_ref())).collect()
+        self.tables
+            .iter()
+            .map(|t| {
+                let study = self.studies.get(&t.study);
+                let mut r = compare_table(t, study.map(|s| s.table()).as_ref());
+                if let Some(s) = study {
+                    let rows: Vec<(&str, &str)> = t.rows.iter().map(|r| (r.case.as_str(), r.load.as_str())).collect();
+                    r.engagement = r.configs.iter().map(|c| s.engagement(c, &rows)).collect();
+                }
+                r
+            })
+            .collect()
     }
 }
 
@@ -397,6 +412,12 @@ pub fn format(reports: &[TableReport]) -> String {
             };
             let column: String = c.column.chars().take(28).collect();
             s += &format!("  {:<16} {:<12} {:<28} {:>18} {:>18}  {}\n", c.case, c.load, column, mail, model, verdict);
+        }
+        for (config, e) in r.configs.iter().zip(&r.engagement) {
+            s += &format!(
+                "  in {config}: {} wake-ups, {} wake-up preemptions, {} skipped as same priority, {} queued reweights ({} at non-zero lag), {} CPUs filtered\n",
+                e.wakeups, e.wakeup_preemptions, e.same_prio_skips, e.reweights, e.reweights_nonzero_lag, e.cpus_filtered
+            );
         }
         s += "\n";
     }

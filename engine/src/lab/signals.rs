@@ -50,6 +50,12 @@ pub struct Counters {
     pub switches: u64,
     pub blocks: u64,
     pub wakeups: u64,
+    /// Group entities reweighted while queued, and of those with a
+    /// non-zero lag (the only ones the reweight fix changes).
+    pub reweights: u64,
+    pub reweights_nonzero_lag: u64,
+    /// CPUs SIS_FILTER took out of select_idle_cpu() scans.
+    pub cpus_filtered: u64,
 }
 
 fn bump(list: &mut Vec<(&'static str, u64)>, name: &'static str) {
@@ -117,6 +123,11 @@ pub struct Signals {
 }
 
 impl Signals {
+    /// Counts decisions only (no samples).
+    pub fn counting_only() -> Signals {
+        Signals::new(u64::MAX, 0, 0)
+    }
+
     pub fn new(period: u64, cpus: usize, llcs: usize) -> Signals {
         Signals {
             period: period.max(1),
@@ -133,7 +144,7 @@ impl Signals {
     /// Samples every grid time up to (not including) `t`, from the state
     /// as it is now (the state since the last event).
     pub fn sample_until(&mut self, s: &Sched, t: u64) {
-        while self.next < t {
+        while self.next < t && self.cpus > 0 {
             if self.times.len() == MAX_SAMPLES {
                 self.thin();
                 continue;
@@ -179,9 +190,14 @@ impl Signals {
             match *r {
                 Record::WakeupCheck { verdict, .. } => bump(&mut c.wakeup_verdicts, verdict_name(verdict)),
                 Record::Resched { cause, .. } => bump(&mut c.resched_causes, cause_name(cause)),
-                Record::Placement { how, prev, cpu, .. } => {
+                Record::Placement { how, prev, cpu, filtered, .. } => {
                     bump(&mut c.placements, placed_name(how));
                     c.placed_away += (prev != cpu) as u64;
+                    c.cpus_filtered += filtered as u64;
+                }
+                Record::Reweight { lag_before, .. } => {
+                    c.reweights += 1;
+                    c.reweights_nonzero_lag += (lag_before != 0) as u64;
                 }
                 Record::Migrate { .. } => c.balance_migrations += 1,
                 Record::Switch { .. } => c.switches += 1,

@@ -240,6 +240,11 @@ impl Simulation {
         self.signals = Some(crate::lab::signals::Signals::new(period, s.rqs.len(), s.llc.len()));
     }
 
+    /// Counts decisions (signals without samples).
+    pub fn enable_counters(&mut self) {
+        self.signals = Some(crate::lab::signals::Signals::counting_only());
+    }
+
     pub fn sched(&self) -> &Sched {
         &self.state.sched
     }

@@ -58,6 +58,40 @@ pub struct RunValue {
     /// Context switches of the workload's tasks per simulated second.
     pub switches_per_sec: f64,
     pub ops_per_sec: f64,
+    /// How often the mechanisms the seed patches change came into play.
+    pub engagement: Engagement,
+}
+
+/// How often a run met the mechanisms the seed patches change: a patch
+/// that changes nothing in a study shows here why (none of its
+/// situations arose).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Engagement {
+    /// reweight-fix: group entities reweighted while queued with a
+    /// non-zero lag (of `reweights`).
+    pub reweights: u64,
+    pub reweights_nonzero_lag: u64,
+    /// sis-filter: CPUs SIS_FILTER removed from select_idle_cpu() scans.
+    pub cpus_filtered: u64,
+    /// Wake-ups that preempted the running task, and wake-ups that would
+    /// have been checked but the same-priority rule skipped.
+    pub wakeup_preemptions: u64,
+    pub same_prio_skips: u64,
+    pub wakeups: u64,
+}
+
+impl Engagement {
+    fn of(c: &crate::lab::signals::Counters) -> Engagement {
+        let verdict = |name| c.wakeup_verdicts.iter().find(|(n, _)| *n == name).map_or(0, |(_, k)| *k);
+        Engagement {
+            reweights: c.reweights,
+            reweights_nonzero_lag: c.reweights_nonzero_lag,
+            cpus_filtered: c.cpus_filtered,
+            wakeup_preemptions: verdict("preempt"),
+            same_prio_skips: verdict("same_prio"),
+            wakeups: c.wakeups,
+        }
+    }
 }
 
 /// The quantiles of `RunValue::wakeup_cdf`: 1 % steps, then the tail.
@@ -221,6 +255,7 @@ impl Study {
         let sc = self.row_scenario(key.row);
         let ov: Overrides = self.configs[key.config].overrides(Some(key.seed));
         let (mut sim, _) = build::build(&sc, &ov, LogMode::HashOnly).map_err(|e| e.to_string())?;
+        sim.enable_counters();
         sim.run();
         let w = &sim.info.workloads[0];
         let hist = sim.workload_wakeup_hist(w);
@@ -233,6 +268,7 @@ impl Study {
             wakeup_cdf: CDF_QUANTILES.iter().map(|&q| hist.quantile(q)).collect(),
             switches_per_sec: (r.nr_voluntary_switches + r.nr_involuntary_switches) as f64 / secs,
             ops_per_sec: r.ops_per_sec,
+            engagement: sim.signals.as_ref().map_or_else(Engagement::default, |s| Engagement::of(&s.counters)),
         })
     }
 
@@ -248,6 +284,29 @@ impl Study {
             self.record(i, v);
             self.done()
         }))
+    }
+
+    /// The engagement of one configuration summed over the runs done in
+    /// the rows named by (case, load).
+    pub fn engagement(&self, config: &str, rows: &[(&str, &str)]) -> Engagement {
+        let mut e = Engagement::default();
+        let Some(c) = self.configs.iter().position(|s| s.text == config) else { return e };
+        for (k, v) in self.runs.iter().zip(&self.values) {
+            let row = &self.rows[k.row];
+            if k.config != c || !rows.iter().any(|&(case, load)| row.case == case && row.load == load) {
+                continue;
+            }
+            if let Some(v) = v {
+                let g = v.engagement;
+                e.reweights += g.reweights;
+                e.reweights_nonzero_lag += g.reweights_nonzero_lag;
+                e.cpus_filtered += g.cpus_filtered;
+                e.wakeup_preemptions += g.wakeup_preemptions;
+                e.same_prio_skips += g.same_prio_skips;
+                e.wakeups += g.wakeups;
+            }
+        }
+        e
     }
 
     pub fn done(&self) -> usize {

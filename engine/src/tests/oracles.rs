@@ -202,3 +202,23 @@ fn group_weights_split_the_cpu() {
     let light: f64 = s[2..].iter().sum();
     assert!((heavy - 0.75).abs() < 0.003 && (light - 0.25).abs() < 0.003, "{s:?}");
 }
+
+/// A run starts on a machine that has been up and idle: SIS_UTIL's budget
+/// is what update_idle_cpu_scan() (v6.18) leaves for Σutil = 0: x = 0,
+/// t = 0, y = 1024, nr_idle_scan = 1024·llc/1024 = the LLC's CPU count —
+/// 48 on each of xeon-8260-2s's two LLCs, 112 on spr-2s-224's. The first
+/// wake-up of a fresh run therefore scans; at boot (budget 0) it could not.
+#[test]
+fn sis_util_budget_starts_at_an_idle_llc() {
+    for (preset, llc) in [("xeon-8260-2s", 48), ("spr-2s-224", 112)] {
+        let (sim, _) = crate::from_text(
+            &format!("[topology]\npreset = \"{preset}\"\n[[task]]\nname = \"t\"\nprogram = \"run\"\n"),
+            &crate::Overrides::default(),
+            crate::LogMode::HashOnly,
+        )
+        .unwrap();
+        let s = sim.sched();
+        assert!(s.llc.iter().all(|l| l.nr_idle_scan == llc), "{preset}: {:?}", s.llc.iter().map(|l| l.nr_idle_scan).collect::<Vec<_>>());
+        assert_eq!(crate::kernel::sched::balance::sis_util_scan(llc as u64, 117, 0), llc as u64);
+    }
+}

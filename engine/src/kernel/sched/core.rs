@@ -261,8 +261,20 @@ impl Sched {
             })
             .collect();
         let nr_llcs = topo.cpus.iter().map(|c| c.llc + 1).max().unwrap_or(1) as usize;
+        // A run starts on a machine that has been up and idle: the last
+        // LLC balance (update_idle_cpu_scan() with Σutil = 0) left SIS_UTIL's
+        // budget at the whole LLC. (At boot it is 0 until the first LLC
+        // balance, which comes only after sd_weight ms: 48 ms on a 48-CPU
+        // LLC, so a short run would never scan.)
+        let llc_weight = |l: usize| topo.cpus.iter().filter(|c| c.llc as usize == l).count() as u32;
         let llc = (0..nr_llcs)
-            .map(|_| LlcShared { has_idle_cores: topo.threads_per_core > 1, nr_idle_scan: 0, overloaded: CpuMask::new(cpus), avg_scan_cost: 0, nr_busy_cpus: 0 })
+            .map(|l| LlcShared {
+                has_idle_cores: topo.threads_per_core > 1,
+                nr_idle_scan: llc_weight(l),
+                overloaded: CpuMask::new(cpus),
+                avg_scan_cost: 0,
+                nr_busy_cpus: 0,
+            })
             .collect();
         let sd = topo.domains.iter().map(|doms| doms.iter().map(DomainState::new).collect()).collect();
         Sched {

@@ -64,7 +64,7 @@ fn the_table_is_formatted_as_in_the_mails() {
         let j = [4, 9, 11].iter().position(|&x| x == k.seed).unwrap() as f64;
         let base = 9.9 + 0.1 * j;
         let value = if k.config == 1 { base + 0.135 } else { base };
-        s.record(i, RunValue { value, events: 0, log_hash: String::new(), wakeup_cdf: Vec::new(), switches_per_sec: 0.0, ops_per_sec: 0.0 });
+        s.record(i, RunValue { value, events: 0, log_hash: String::new(), wakeup_cdf: Vec::new(), switches_per_sec: 0.0, ops_per_sec: 0.0, engagement: Default::default() });
     }
     let t = s.table();
     assert!(t.complete);
@@ -90,7 +90,7 @@ fn the_sorted_view_puts_the_worst_regression_first() {
         // Row r's compare runs take (1 + r/100) times the baseline: row 0
         // is unchanged, row 5 is 5 % slower (the worst).
         let value = if k.config == 1 { 1.0 + k.row as f64 / 100.0 } else { 1.0 };
-        s.record(i, RunValue { value, events: 0, log_hash: String::new(), wakeup_cdf: Vec::new(), switches_per_sec: 0.0, ops_per_sec: 0.0 });
+        s.record(i, RunValue { value, events: 0, log_hash: String::new(), wakeup_cdf: Vec::new(), switches_per_sec: 0.0, ops_per_sec: 0.0, engagement: Default::default() });
     }
     assert_eq!(s.table().sorted_rows(), vec![5, 4, 3, 2, 1, 0]);
 }
