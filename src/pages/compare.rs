@@ -11,6 +11,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use leptos::context::Provider;
 use leptos::prelude::*;
 use schedlab_engine::lab::compare::{first_divergence, ConfigSpec};
 use schedlab_engine::lab::explain::Explanation;
@@ -375,6 +376,9 @@ impl Cmp {
         self.editor.set(text.to_string());
         self.a.ui.window.set(None);
         self.a.ui.queue.set(Vec::new());
+        // Another preset may have fewer CPUs, and CPU 0 is where each
+        // preset's explanation starts.
+        self.a.ui.pinned.set(Some(0));
         for p in self.panes() {
             p.seek(0);
         }
@@ -541,19 +545,137 @@ impl Cmp {
             page: Page::Compare,
             compare_preset: preset.map(|p| p.id.to_string()),
             text: preset.is_none().then_some(text),
-            base: Some(self.config[0].get_untracked()),
-            compare: Some(self.config[1].get_untracked()),
+            base: self.config[0].try_get_untracked(),
+            compare: self.config[1].try_get_untracked(),
             time: Some(self.time()),
+            runs: self.runs.try_get_untracked().filter(|&n| n != 1),
+            cpu: self.a.ui.pinned.try_get_untracked().flatten(),
+            window: self.a.ui.window.try_get_untracked().flatten().map(|(a, b)| (a.max(0.0) as u64, b.max(0.0) as u64)),
             ..Default::default()
         }
     }
+
+    /// Builds the comparison a link describes (its preset or text, its
+    /// configurations, instant, CPU, window and seeds); a scenario that
+    /// does not build falls back to the first preset, in the editor with
+    /// the error. Returns a message per part that could not be applied.
+    pub fn from_link(link: &Link, big: Option<RwSignal<bool>>) -> (Cmp, Vec<String>) {
+        let mut problems = Vec::new();
+        let preset_text = match link.compare_preset.as_deref() {
+            Some(id) => {
+                let t = presets::compare_by_id(id).map(|p| p.text);
+                if t.is_none() {
+                    problems.push(format!("The link names an unknown comparison preset `{id}`; the first one runs."));
+                }
+                t
+            }
+            None => None,
+        };
+        let text = link.text.clone().or(preset_text.map(str::to_string)).unwrap_or_else(|| COMPARE_PRESETS[0].text.to_string());
+        let (b0, c0) = study_configs(&text).unwrap_or_else(|| ("6.6".into(), "6.18".into()));
+        let base = link.base.clone().unwrap_or(b0);
+        let patch = link.compare.clone().unwrap_or(c0);
+        let cmp = match Cmp::with_big(&text, &base, &patch, link.time.unwrap_or(0), big) {
+            Ok(c) => c,
+            Err(e) => {
+                let d = COMPARE_PRESETS[0].text;
+                let (b, c) = study_configs(d).expect("the first comparison preset has a [study] table");
+                let cmp = Cmp::with_big(d, &b, &c, 0, big).expect("the first comparison preset builds");
+                cmp.editor.set(text.clone());
+                let msg = format!("The link's scenario does not build ({e}); the first preset runs meanwhile.");
+                cmp.scenario_error.set(Some(msg.clone()));
+                problems.push(msg);
+                cmp
+            }
+        };
+        for (i, name) in [(0, "base"), (1, "patch")] {
+            if let Some(e) = cmp.config_error[i].get_untracked() {
+                problems.push(format!("The link's {name} configuration does not apply ({e}); the scenario's own settings run."));
+            }
+        }
+        problems.extend(cmp.apply_view(link));
+        (cmp, problems)
+    }
+
+    /// Applies the view parts of a link: CPU, window, seeds.
+    fn apply_view(&self, link: &Link) -> Vec<String> {
+        let mut problems = Vec::new();
+        if let Some(c) = link.cpu {
+            let nr = self.a.ui.setup.with_untracked(|s| s.nr_cpus());
+            if c < nr {
+                self.a.ui.pinned.set(Some(c));
+            } else {
+                problems.push(format!("The link's CPU {c} does not exist (the machine has {nr}); CPU 0 is shown."));
+            }
+        }
+        if let Some((a, b)) = link.window {
+            let dur = self.a.ui.setup.with_untracked(|s| s.duration);
+            if a < dur {
+                self.a.ui.window.set(Some((a as f64, b.min(dur.max(1)) as f64)));
+            } else {
+                problems.push("The link's timeline window lies after the end of the run; the whole run is shown.".to_string());
+            }
+        }
+        if let Some(n) = link.runs {
+            if n != self.runs.get_untracked() {
+                self.runs.set(n);
+                self.restart_deltas();
+            }
+        }
+        problems
+    }
+
+    /// Opens another comparison link in this page's state.
+    pub fn apply_link(&self, link: &Link) -> Vec<String> {
+        let mut problems = Vec::new();
+        let text = match (&link.text, link.compare_preset.as_deref()) {
+            (Some(t), _) => Some(t.clone()),
+            (None, Some(id)) => match presets::compare_by_id(id) {
+                Some(p) => Some(p.text.to_string()),
+                None => {
+                    problems.push(format!("The link names an unknown comparison preset `{id}`; the comparison shown is kept."));
+                    None
+                }
+            },
+            (None, None) => None,
+        };
+        if let Some(t) = text {
+            if let Some((b, c)) = study_configs(&t) {
+                self.config[0].set(b);
+                self.config[1].set(c);
+            }
+            self.editor.set(t);
+        }
+        if let Some(b) = &link.base {
+            self.config[0].set(b.clone());
+        }
+        if let Some(c) = &link.compare {
+            self.config[1].set(c.clone());
+        }
+        self.a.ui.pinned.set(Some(0));
+        self.a.ui.window.set(None);
+        self.a.ui.queue.set(Vec::new());
+        self.apply();
+        if let Some(e) = self.scenario_error.get_untracked() {
+            problems.push(format!("The link's scenario does not build ({e})."));
+        }
+        for (i, name) in [(0, "base"), (1, "patch")] {
+            if let Some(e) = self.config_error[i].get_untracked() {
+                problems.push(format!("The link's {name} configuration does not apply ({e})."));
+            }
+        }
+        self.seek_time(link.time.unwrap_or(0));
+        problems.extend(self.apply_view(link));
+        problems
+    }
 }
 
-/// Provides a pane's run to the lecture views inside it.
+/// Provides a pane's run to the lecture views inside it, in an owner of
+/// its own: the two panes' contexts never see each other, nor leak to
+/// what is shown after the page.
 #[component]
 fn PaneScope(ctx: Ctx, children: Children) -> impl IntoView {
-    provide_context(ctx);
-    children()
+    view! { <Provider value=ctx>{children()}</Provider> }
 }
 
 #[component]
@@ -819,26 +941,19 @@ fn DeltaTableView(cmp: Cmp) -> impl IntoView {
     }
 }
 
-/// The comparison page.
+/// The comparison page built from a link (the browser tests mount it
+/// alone; the app keeps one [`Cmp`] for its lifetime and shows
+/// [`CompareView`]).
 #[component]
 pub fn ComparePage(#[prop(into)] link: Link) -> impl IntoView {
-    let preset_text = link.compare_preset.as_deref().and_then(presets::compare_by_id).map(|p| p.text);
-    let text = link.text.clone().or(preset_text.map(str::to_string)).unwrap_or_else(|| COMPARE_PRESETS[0].text.to_string());
-    let (b0, c0) = study_configs(&text).unwrap_or_else(|| ("6.6".into(), "6.18".into()));
-    let base = link.base.clone().unwrap_or(b0);
-    let patch = link.compare.clone().unwrap_or(c0);
     let big = use_context::<Ctx>().map(|c| c.ui.big);
-    let cmp = match Cmp::with_big(&text, &base, &patch, link.time.unwrap_or(0), big) {
-        Ok(c) => c,
-        Err(e) => {
-            let d = COMPARE_PRESETS[0].text;
-            let (b, c) = study_configs(d).expect("the first comparison preset has a [study] table");
-            let cmp = Cmp::new(d, &b, &c, 0).expect("the first comparison preset builds");
-            cmp.editor.set(text.clone());
-            cmp.scenario_error.set(Some(format!("The link's scenario does not build ({e}); the first preset runs meanwhile.")));
-            cmp
-        }
-    };
+    let cmp = Cmp::from_link(&link, big).0;
+    view! { <CompareView cmp=cmp /> }
+}
+
+/// The comparison page's view of `cmp`.
+#[component]
+pub fn CompareView(cmp: Cmp) -> impl IntoView {
     provide_context(cmp);
     // The link, debounced, not while playing.
     let pending = StoredValue::new(None::<TimeoutHandle>);
@@ -846,6 +961,9 @@ pub fn ComparePage(#[prop(into)] link: Link) -> impl IntoView {
         cmp.a.ui.frame.with(|f| f.event);
         cmp.b.ui.frame.with(|f| f.event);
         cmp.text.track();
+        cmp.runs.track();
+        cmp.a.ui.pinned.track();
+        cmp.a.ui.window.track();
         if cmp.playing.get() {
             return;
         }
@@ -853,6 +971,11 @@ pub fn ComparePage(#[prop(into)] link: Link) -> impl IntoView {
             h.clear();
         }
         pending.set_value(set_timeout_with_handle(move || crate::app::set_fragment(&cmp.link()), std::time::Duration::from_millis(250)).ok());
+    });
+    on_cleanup(move || {
+        if let Some(h) = pending.try_get_value().flatten() {
+            h.clear();
+        }
     });
     // The selected CPU and the group queue are shared: when a view of one
     // pane changes them, both panes show the new choice.

@@ -455,12 +455,64 @@ impl StudyState {
     pub fn link(&self) -> Link {
         let text = self.editor.get_untracked();
         let preset = presets::study_matching(&text);
+        let sh = self.shrink.get_untracked();
         Link {
             page: Page::Study,
             study_preset: preset.map(|p| p.id.to_string()),
             text: preset.is_none().then_some(text),
+            study_seeds: sh.seeds,
+            study_loads: sh.loads,
+            study_cases: sh.cases,
             ..Default::default()
         }
+    }
+
+    /// Opens a study link: its text or preset and how it was shrunk.
+    /// Returns a message per part that could not be applied.
+    pub fn apply_link(&self, link: &Link) -> Vec<String> {
+        let mut problems = Vec::new();
+        match link.study_preset.as_deref() {
+            Some(id) => match presets::study_by_id(id) {
+                Some(p) => self.editor.set(p.text.to_string()),
+                None => problems.push(format!("The link names an unknown study preset `{id}`; the study shown is kept.")),
+            },
+            None => {
+                if let Some(t) = &link.text {
+                    self.editor.set(t.clone());
+                }
+            }
+        }
+        let mut sh = Shrink::default();
+        let choice = self.editor.with_untracked(|t| choices(t));
+        match choice {
+            Some((nseeds, loads, cases)) => {
+                if let Some(n) = link.study_seeds {
+                    if n <= nseeds {
+                        sh.seeds = (n < nseeds).then_some(n);
+                    } else {
+                        problems.push(format!("The link asks for {n} study seeds; the study has {nseeds}, all are run."));
+                    }
+                }
+                for (want, len, field, what) in [(&link.study_loads, loads.len(), &mut sh.loads, "load levels"), (&link.study_cases, cases.len(), &mut sh.cases, "cases")] {
+                    if let Some(w) = want {
+                        let ok: Vec<usize> = w.iter().copied().filter(|&i| i < len).collect();
+                        if ok.len() != w.len() || ok.is_empty() {
+                            problems.push(format!("The link's study {what} {w:?} are not all among the study's {len}; {}.", if ok.is_empty() { "all are kept" } else { "the others are kept" }));
+                        }
+                        if !ok.is_empty() && ok.len() < len {
+                            *field = Some(ok);
+                        }
+                    }
+                }
+            }
+            None => {
+                if link.study_seeds.is_some() || link.study_loads.is_some() || link.study_cases.is_some() {
+                    problems.push("The link shrinks a study, but its text has no [study] table to shrink.".to_string());
+                }
+            }
+        }
+        self.shrink.set(sh);
+        problems
     }
 }
 

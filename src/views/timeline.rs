@@ -19,6 +19,7 @@ use schedlab_engine::lab::timeline::{Arrow, ArrowKind, MarkItem, MarkKind, Span,
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::CanvasRenderingContext2d;
 
+use crate::export::{save_canvas, ExportButtons};
 use crate::fmt;
 use crate::perf;
 use crate::state::{use_ctx, Ctx, Setup};
@@ -118,20 +119,21 @@ pub fn lanes(s: &Setup) -> Lanes {
 
 /// The marked instant (the comparison's first difference): magenta, which
 /// no task palette entry or marker kind uses.
-pub const MARKER_COLOR: &str = "#d6409f";
+pub const MARKER_COLOR: &str = "#c51b7d";
 
-/// Marker colours by kind (also in the legend).
+/// Marker colours by kind (also in the legend): all dark, so that they
+/// never collide with a task's light colour ([`crate::fmt::TASK_COLORS`]).
 pub fn mark_color(k: MarkKind) -> &'static str {
     match k {
-        MarkKind::Tick => "#7d8590",
-        MarkKind::Wakeup => "#e5484d",
-        MarkKind::Short => "#f76b15",
-        MarkKind::Yield => "#8e4ec6",
-        MarkKind::Block => "#0d74ce",
-        MarkKind::Exit => "#1a1a1a",
-        MarkKind::Balance => "#12a594",
-        MarkKind::Nice => "#a18072",
-        MarkKind::Other => "#b0b4ba",
+        MarkKind::Tick => "#4d4d4d",
+        MarkKind::Wakeup => "#a50f15",
+        MarkKind::Short => "#8c3b00",
+        MarkKind::Yield => "#5b1a8b",
+        MarkKind::Block => "#08306b",
+        MarkKind::Exit => "#000000",
+        MarkKind::Balance => "#00441b",
+        MarkKind::Nice => "#4a3b00",
+        MarkKind::Other => "#3d3d5c",
     }
 }
 
@@ -206,6 +208,7 @@ pub fn TimelineView() -> impl IntoView {
             ui.setup.track();
             ui.big.track();
             ui.marker.track();
+            ui.quiz.with(|q| q.as_ref().map(|q| q.revealed));
             schedule();
         });
     }
@@ -341,10 +344,15 @@ pub fn TimelineView() -> impl IntoView {
         .filter(|k| !matches!(k, MarkKind::Nice | MarkKind::Other))
         .map(|&k| view! { <span class="lg-mark"><i style=format!("background:{}", mark_color(k))></i>{k.label()}</span> })
         .collect_view();
+    let export = Callback::new(move |(_light, png): (bool, bool)| {
+        let el = canvas.get_untracked().ok_or("no timeline drawn")?;
+        save_canvas(&el, "schedlab-timeline", png)
+    });
     view! {
         <section class="panel timeline-panel" data-testid="timeline-panel">
             <h2>
                 "Timeline"
+                <ExportButtons name="timeline" target=export />
                 <span class="sub">{move || ui.setup.with(|s| format!("{} CPUs, grouped by socket / LLC / core", s.nr_cpus()))}</span>
                 <button class="small" on:click=move |_| ui.window.set(None) title="show the whole run (double-click)">"whole run"</button>
                 <span class="sub" data-testid="timeline-note">{move || note.get()}</span>
@@ -671,12 +679,19 @@ fn draw_timeline(ctx: Ctx, canvas: NodeRef<Canvas>, tl: &mut Tl) -> Option<Strin
             let _ = g.fill_text("computing…", x + 6.0, AXIS_H + 10.0);
         }
     }
-    // The future, dimmed, and the cursor.
+    // The future, dimmed (in quiz mode, while asking, hidden), and the
+    // cursor.
     let cx = LABEL_W + win.x(time);
+    let hide = ui.quiz.try_with_untracked(|q| q.as_ref().is_some_and(|q| q.asking())).unwrap_or(false);
     if cx < css_w {
-        g.set_fill_style_str(&dim);
+        let bg = css_var(style.as_ref(), "--panel", "#ffffff");
+        g.set_fill_style_str(if hide { &bg } else { &dim });
         let from = cx.max(LABEL_W);
         g.fill_rect(from, AXIS_H, css_w - from, css_h - AXIS_H);
+        if hide {
+            g.set_fill_style_str(&muted);
+            let _ = g.fill_text("quiz: the future is hidden", from + 8.0, AXIS_H + 14.0);
+        }
     }
     if (LABEL_W..=css_w).contains(&cx) {
         g.set_fill_style_str(&accent);
