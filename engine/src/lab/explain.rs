@@ -205,6 +205,42 @@ pub fn record_tasks(r: &Record) -> [Option<u32>; 2] {
     }
 }
 
+/// One record in a few words, from the record alone (no state): the
+/// comparison's log diff, where each line stands for itself.
+pub fn describe(names: &[String], r: &Record) -> String {
+    let n = |t: u32| if t == NIL { "idle".to_string() } else { names.get(t as usize).cloned().unwrap_or_else(|| format!("task {t}")) };
+    let ms = |x: u64| format!("{:.3}", x as f64 / 1e6);
+    match *r {
+        Record::Fork { task, cpu } => format!("fork {} on CPU {cpu}", n(task)),
+        Record::Wakeup { task, cpu, delayed } => format!("wakeup {} on CPU {cpu}{}", n(task), if delayed { " (delayed: requeued)" } else { "" }),
+        Record::Block { task, cpu, delayed } => format!("block {} on CPU {cpu}{}", n(task), if delayed { " (delayed dequeue)" } else { "" }),
+        Record::DelayedDequeue { task, cpu } => format!("delayed dequeue of {} completes on CPU {cpu}", n(task)),
+        Record::WakeupCheck { cpu, curr, wakee, verdict } => format!("wakeup check CPU {cpu}: {} vs {}: {verdict:?}", n(wakee), n(curr)),
+        Record::Resched { cpu, curr, cause } => format!("resched CPU {cpu} ({}): {cause:?}", n(curr)),
+        Record::Pick { cpu, task, v, vruntime, deadline, .. } => {
+            format!("pick CPU {cpu}: {} (v {}, deadline {}, V {})", n(task), ms(vruntime), ms(deadline), ms(v))
+        }
+        Record::Switch { cpu, prev, next, voluntary } => {
+            format!("switch CPU {cpu}: {} → {}{}", n(prev), n(next), if voluntary || prev == NIL { "" } else { " (preempted)" })
+        }
+        Record::Yield { task, cpu } => format!("yield {} on CPU {cpu}", n(task)),
+        Record::Nice { task, nice } => format!("nice {} = {nice}", n(task)),
+        Record::Slice { task, slice, applied } => format!("slice {} = {} ms{}", n(task), ms(slice), if applied { "" } else { " (ignored)" }),
+        Record::Exit { task, cpu } => format!("exit {} on CPU {cpu}", n(task)),
+        Record::Tick { cpu } => format!("tick CPU {cpu}"),
+        Record::Livelock { task } => format!("livelock: {} stopped", n(task)),
+        Record::Placement { task, prev, cpu, how, .. } => format!("placement {} → CPU {cpu} (was {prev}; {})", n(task), placed_label(how)),
+        Record::Migrate { task, from, to } => format!("balance moves {} CPU {from} → {to}", n(task)),
+        Record::Chan { task, ch, send, n: k, blocked } => {
+            format!("{} {} {k} on channel {ch}{}", n(task), if send { "sends" } else { "receives" }, if blocked { ", blocks" } else { "" })
+        }
+        Record::Signal { task, target, woke } => format!("{} wakes {}{}", n(task), n(target), if woke { "" } else { " (not waiting)" }),
+        Record::Wait { task, blocked } => format!("{} waits{}", n(task), if blocked { ", blocks" } else { ", goes on" }),
+        Record::IdleExit { cpu, latency } => format!("CPU {cpu} leaves idle ({:.1} µs)", latency as f64 / 1e3),
+        Record::Reweight { cpu, group, old, new, .. } => format!("reweight group {group} on CPU {cpu}: {:.1} → {:.1}", old as f64 / 1024.0, new as f64 / 1024.0),
+    }
+}
+
 /// How a pick chose, in the kernel's words (for the tree's pick line).
 pub fn pick_reason_label(r: PickReason, cfs: bool) -> &'static str {
     if cfs {
