@@ -373,6 +373,19 @@ pub fn App() -> impl IntoView {
         pages.from_study.set(true);
         pages.go(Page::Lecture);
     });
+    // A comparison pane opens its run here.
+    let open_pane = Callback::new(move |(text, ov, event): (String, Overrides, u64)| {
+        ui.editor.set(text.clone());
+        ui.window.set(None);
+        ui.pinned.set(None);
+        ui.queue.set(Vec::new());
+        ui.quiz.set(None);
+        if ctx.load(&text, ov, Keep::Event(event)).is_err() {
+            ui.notice.update(|n| n.push("That run does not build here; see the editor.".to_string()));
+        }
+        pages.from_study.set(false);
+        pages.go(Page::Lecture);
+    });
     let nav = move || {
         Page::ALL
             .into_iter()
@@ -413,7 +426,7 @@ pub fn App() -> impl IntoView {
         .into_any(),
         Page::Compare => {
             let cmp = pages.cmp(None);
-            view! { <Scoped><CompareView cmp=cmp /></Scoped> }.into_any()
+            view! { <Scoped><CompareView cmp=cmp open_run=open_pane /></Scoped> }.into_any()
         }
         Page::Study => view! { <Scoped><StudyPage on_open=open_run /></Scoped> }.into_any(),
     };

@@ -748,9 +748,19 @@ fn PaneScope(ctx: Ctx, children: Children) -> impl IntoView {
     view! { <Provider value=ctx>{children()}</Provider> }
 }
 
+/// The app's way to open a pane's run in the lecture view.
+#[derive(Clone, Copy)]
+struct OpenInLecture(Option<OpenRun>);
+
 #[component]
 fn Pane(cmp: Cmp, side: usize) -> impl IntoView {
     let ctx = if side == 0 { cmp.a } else { cmp.b };
+    let open_run = use_context::<OpenInLecture>().and_then(|o| o.0);
+    let open = move |_| {
+        if let (Some(cb), Some((text, ov))) = (open_run, ctx.with_lab(|l| (l.text.clone(), l.overrides.clone()))) {
+            cb.run((text, ov, ctx.at().0));
+        }
+    };
     let input = cmp.config[side];
     let error = cmp.config_error[side];
     let (name, testid) = if side == 0 { ("base", "pane-base") } else { ("patch", "pane-patch") };
@@ -799,6 +809,7 @@ fn Pane(cmp: Cmp, side: usize) -> impl IntoView {
                     <datalist id=list>{options}</datalist>
                 </label>
                 <span class="muted pane-kernel">{kernel}</span>
+                {open_run.is_some().then(|| view! { <button class="small" data-testid=format!("open-lecture-{name}") title="open this run, at this instant, in the lecture view" on:click=open>"open in the lecture view"</button> })}
                 <span class="pane-when" data-testid=format!("when-{name}") data-time=move || ctx.ui.frame.with(|f| f.time) data-event=move || ctx.ui.frame.with(|f| f.event)>{when}</span>
             </div>
             {move || error.get().map(|e| view! { <div class="scenario-error" role="alert" data-testid=format!("config-error-{name}")>{e}</div> })}
@@ -1145,9 +1156,15 @@ pub fn ComparePage(#[prop(into)] link: Link) -> impl IntoView {
     view! { <CompareView cmp=cmp /> }
 }
 
-/// The comparison page's view of `cmp`.
+/// A run to open in the lecture view: the scenario, its configuration's
+/// overrides and the event to show.
+pub type OpenRun = Callback<(String, Overrides, u64)>;
+
+/// The comparison page's view of `cmp`; `open_run` (the app's) opens a
+/// pane's run in the lecture view.
 #[component]
-pub fn CompareView(cmp: Cmp) -> impl IntoView {
+pub fn CompareView(cmp: Cmp, #[prop(optional)] open_run: Option<OpenRun>) -> impl IntoView {
+    provide_context(OpenInLecture(open_run));
     provide_context(cmp);
     // The link, debounced, not while playing.
     let pending = StoredValue::new(None::<TimeoutHandle>);

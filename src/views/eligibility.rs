@@ -16,7 +16,10 @@ use crate::export::{save_svg, ExportButtons};
 use crate::fmt;
 use crate::state::use_ctx;
 
+/// Width of the chart; narrower in projector mode, so that it sits beside
+/// the tree at 1.5× and its labels reach 18 px at 1280 px.
 const W: f64 = 640.0;
+const W_BIG: f64 = 400.0;
 const LEFT: f64 = 96.0;
 const RIGHT: f64 = 24.0;
 const ROW: f64 = 26.0;
@@ -26,6 +29,7 @@ const TOP: f64 = 30.0;
 pub struct Axis {
     pub lo: f64,
     pub hi: f64,
+    pub w: f64,
 }
 
 impl Axis {
@@ -48,10 +52,11 @@ impl Axis {
         Axis {
             lo: lo - pad,
             hi: hi + pad,
+            w: W,
         }
     }
     pub fn x(&self, ms: f64) -> f64 {
-        LEFT + (ms - self.lo) / (self.hi - self.lo) * (W - LEFT - RIGHT)
+        LEFT + (ms - self.lo) / (self.hi - self.lo) * (self.w - LEFT - RIGHT)
     }
 }
 
@@ -118,12 +123,13 @@ pub fn EligibilityView() -> impl IntoView {
 fn elig_svg(v: &CpuView, scale: f64, on_pick: impl Fn(u32) + Copy + Send + Sync + 'static) -> impl IntoView {
     let base = v.min_vruntime;
     let cfs = !v.eevdf;
-    let axis = Axis::of(v);
+    let w = if scale > 1.0 { W_BIG } else { W };
+    let axis = Axis { w, ..Axis::of(v) };
     let rows = v.entities.len().max(1);
     let height = TOP + ROW * rows as f64 + 28.0;
     // The vertical line: V, or min_vruntime under CFS.
     let vx = axis.x(if cfs { 0.0 } else { fmt::rel(v.v, base) });
-    let step = fmt::nice_step(axis.hi - axis.lo, 6.0);
+    let step = fmt::nice_step(axis.hi - axis.lo, if scale > 1.0 { 4.0 } else { 6.0 });
     let first = (axis.lo / step).ceil() as i64;
     let last = (axis.hi / step).floor() as i64;
     let ticks = (first..=last.min(first + 40))
@@ -207,7 +213,7 @@ fn elig_svg(v: &CpuView, scale: f64, on_pick: impl Fn(u32) + Copy + Send + Sync 
                     {swatch.map(|c| view! { <rect x=LEFT - 11.0 y=y + 7.0 width=8.0 height=ROW - 14.0 style=format!("fill:{c}") class="swatch-rect" /> })}
                     <rect x=x0 y=y + 4.0 width=x1 - x0 height=ROW - 8.0 rx=3.0 class=class />
                     <circle cx=x0 cy=y + ROW / 2.0 r=3.5 class="vr-dot" />
-                    {(!side.is_empty()).then(|| view! { <text x=W - RIGHT y=y + ROW * 0.62 class="tick" text-anchor="end">{side.clone()}</text> })}
+                    {(!side.is_empty()).then(|| view! { <text x=w - RIGHT y=y + ROW * 0.62 class="tick" text-anchor="end">{side.clone()}</text> })}
                 </g>
             }
         })
@@ -217,7 +223,7 @@ fn elig_svg(v: &CpuView, scale: f64, on_pick: impl Fn(u32) + Copy + Send + Sync 
         .is_empty()
         .then(|| view! { <text x=LEFT y=TOP + 16.0 class="muted-text">"nothing queued"</text> });
     view! {
-        <svg class="elig" data-testid="elig" data-cfs=cfs.to_string() viewBox=format!("0 0 {W} {height}") width=W * scale height=height * scale style=format!("max-width:100%;height:auto;aspect-ratio:{W}/{height}")>
+        <svg class="elig" data-testid="elig" data-cfs=cfs.to_string() viewBox=format!("0 0 {w} {height}") width=w * scale height=height * scale style=format!("max-width:100%;height:auto;aspect-ratio:{w}/{height}")>
             <defs>
                 <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
                     <line x1="0" y1="0" x2="0" y2="6" class="hatch-line" />

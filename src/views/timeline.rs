@@ -578,7 +578,8 @@ fn draw_timeline(ctx: Ctx, canvas: NodeRef<Canvas>, tl: &mut Tl) -> Option<Strin
     let big = ui.big.try_get_untracked().unwrap_or(false);
     let k = if big { 1.35 } else { 1.0 };
     g.set_fill_style_str(&muted);
-    let font = ((lh - 2.0).clamp(8.0, 12.0) * k).round();
+    // Projector mode: labels of 18 px (every few lanes where lanes are thin).
+    let font = if big { 18.0 } else { (lh - 2.0).clamp(8.0, 12.0).round() };
     g.set_font(&format!("{font}px ui-monospace, monospace"));
     g.set_text_align("right");
     g.set_text_baseline("middle");
@@ -595,7 +596,7 @@ fn draw_timeline(ctx: Ctx, canvas: NodeRef<Canvas>, tl: &mut Tl) -> Option<Strin
     }
     // Socket / LLC groups: a rule between them and the name written
     // vertically along the group.
-    g.set_font(&format!("{}px system-ui, sans-serif", (10.0 * k).round()));
+    g.set_font(&format!("{}px system-ui, sans-serif", if big { 18.0 } else { 10.0 }));
     g.set_text_align("center");
     for (i, (row, label)) in lanes.groups.iter().enumerate() {
         let top = lanes.y[*row];
@@ -723,7 +724,7 @@ fn draw_timeline(ctx: Ctx, canvas: NodeRef<Canvas>, tl: &mut Tl) -> Option<Strin
             g.line_to(mx - 6.0, AXIS_H - 6.0);
             g.close_path();
             g.fill();
-            g.set_font(&format!("bold {}px system-ui, sans-serif", (11.0 * k).round()));
+            g.set_font(&format!("bold {}px system-ui, sans-serif", if big { 18.0 } else { 11.0 }));
             let right = mx + 150.0 > css_w;
             g.set_text_align(if right { "right" } else { "left" });
             let _ = g.fill_text(&m.label, if right { mx - 9.0 } else { mx + 9.0 }, AXIS_H + 10.0);
@@ -732,7 +733,7 @@ fn draw_timeline(ctx: Ctx, canvas: NodeRef<Canvas>, tl: &mut Tl) -> Option<Strin
     }
     // Time axis.
     g.set_fill_style_str(&fg);
-    g.set_font(&format!("{}px system-ui, sans-serif", (11.0 * k).round()));
+    g.set_font(&format!("{}px system-ui, sans-serif", if big { 18.0 } else { 11.0 }));
     g.set_text_align("center");
     let span = win.ns_per_px * win.width;
     let step = fmt::nice_step(span, (plot_w / 110.0).max(2.0));
