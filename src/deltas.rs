@@ -4,9 +4,9 @@
 //! wakeup-placement counters. The numbers are the engine's `RunResult`s;
 //! this only averages them over the seeds.
 
-use schedlab_engine::compare::{mean_std, welch};
-use schedlab_engine::study::csv_field;
-use schedlab_engine::results::RunResult;
+use schedlab_engine::lab::compare::{mean_std, welch};
+use schedlab_engine::lab::study::csv_field;
+use schedlab_engine::lab::results::RunResult;
 
 /// One figure under both configurations.
 #[derive(Clone, Debug, PartialEq)]

@@ -183,7 +183,7 @@ mod tests {
     /// are distinct among themselves (ΔE ≥ 10).
     #[test]
     fn task_and_cause_colours_never_collide() {
-        use schedlab_engine::timeline::MarkKind;
+        use schedlab_engine::lab::timeline::MarkKind;
         for k in MarkKind::ALL {
             let m = hex_rgb(crate::views::timeline::mark_color(k));
             for (i, &t) in TASK_COLORS.iter().enumerate() {

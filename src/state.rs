@@ -174,7 +174,7 @@ impl From<&ScenarioError> for ErrorInfo {
 }
 
 /// What "jump" looks for: the engine's kinds of events.
-pub use schedlab_engine::explain::EventKind as Jump;
+pub use schedlab_engine::lab::explain::EventKind as Jump;
 
 /// Quiz mode's question: who runs next on `cpu` after event `asked_at`?
 #[derive(Clone, Debug, PartialEq)]
@@ -630,7 +630,7 @@ impl Ctx {
         let task = self.ui.jump_task.get_untracked();
         self.moved(|p| {
             let from = p.event();
-            let hit = |r: &Record| kind.matches(r) && task.is_none_or(|t| schedlab_engine::explain::record_tasks(r).contains(&Some(t)));
+            let hit = |r: &Record| kind.matches(r) && task.is_none_or(|t| schedlab_engine::lab::explain::record_tasks(r).contains(&Some(t)));
             match p.find(from, dir, 1 << 21, hit) {
                 Some(k) => p.seek(k),
                 None => from,

@@ -9,9 +9,9 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use schedlab_app::presets;
-use schedlab_engine::explain::{explain_event, Explanation};
-use schedlab_engine::player::Player;
-use schedlab_engine::trace::{Cause, Record, Verdict};
+use schedlab_engine::lab::explain::{explain_event, Explanation};
+use schedlab_engine::lab::player::Player;
+use schedlab_engine::lab::trace::{Cause, Record, Verdict};
 use schedlab_engine::Overrides;
 
 /// Every event of the first `n` of preset `id`: its records and explanation.

@@ -13,12 +13,12 @@ use std::rc::Rc;
 
 use leptos::context::Provider;
 use leptos::prelude::*;
-use schedlab_engine::compare::{first_behavioural_divergence, first_divergence, log_window, ConfigSpec};
-use schedlab_engine::explain::describe;
-use schedlab_engine::explain::Explanation;
-use schedlab_engine::features::PRESET_NAMES;
-use schedlab_engine::patches::PATCHES;
-use schedlab_engine::results::RunResult;
+use schedlab_engine::lab::compare::{first_behavioural_divergence, first_divergence, log_window, ConfigSpec};
+use schedlab_engine::lab::explain::describe;
+use schedlab_engine::lab::explain::Explanation;
+use schedlab_engine::kernel::sched::features::PRESET_NAMES;
+use schedlab_engine::kernel::patches::PATCHES;
+use schedlab_engine::lab::results::RunResult;
 use schedlab_engine::{from_text, LogMode, Overrides, Simulation};
 
 use crate::deltas::{self, DeltaTable, Figure};
@@ -468,18 +468,18 @@ impl Cmp {
                 };
                 let index = d.base_index.or(d.patch_index).unwrap_or(0);
                 let names = self.a.ui.setup.with_untracked(|s| s.names.clone());
-                let value = |e: &Option<schedlab_engine::trace::Entry>, f: &str| -> String {
+                let value = |e: &Option<schedlab_engine::lab::trace::Entry>, f: &str| -> String {
                     let Some(e) = e else { return "(log ended)".into() };
                     if f == "time" {
                         return fmt::ms(e.time);
                     }
-                    let Some((kind, vals)) = schedlab_engine::compare::behaviour(&e.record) else { return "–".into() };
+                    let Some((kind, vals)) = schedlab_engine::lab::compare::behaviour(&e.record) else { return "–".into() };
                     if f == "kind" {
                         return kind.to_string();
                     }
                     match vals.iter().find(|v| v.0 == f).map(|v| v.1) {
                         Some(x) if matches!(f, "task" | "prev" | "next" | "curr" | "wakee") => {
-                            if x == schedlab_engine::rbtree::NIL as u64 { "idle".into() } else { names.get(x as usize).cloned().unwrap_or_else(|| format!("task {x}")) }
+                            if x == schedlab_engine::kernel::lib::rbtree::NIL as u64 { "idle".into() } else { names.get(x as usize).cloned().unwrap_or_else(|| format!("task {x}")) }
                         }
                         Some(x) if f == "voluntary" => if x == 1 { "blocked".into() } else { "preempted".into() },
                         Some(x) => x.to_string(),

@@ -10,8 +10,8 @@
 use std::collections::HashMap;
 
 use leptos::prelude::*;
-use schedlab_engine::explain::pick_reason_label;
-use schedlab_engine::snapshot::{CpuView, TreeNode};
+use schedlab_engine::lab::explain::pick_reason_label;
+use schedlab_engine::lab::snapshot::{CpuView, TreeNode};
 
 use crate::export::{save_svg, ExportButtons};
 use crate::fmt;

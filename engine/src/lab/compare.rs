@@ -3,10 +3,10 @@
 
 use serde::Serialize;
 
-use crate::build::{from_text, Overrides};
-use crate::scenario::ScenarioError;
-use crate::sim::{LogMode, Simulation};
-use crate::trace::{Entry, Record, Verdict};
+use crate::lab::build::{from_text, Overrides};
+use crate::lab::scenario::ScenarioError;
+use crate::lab::sim::{LogMode, Simulation};
+use crate::lab::trace::{Entry, Record, Verdict};
 
 /// A configuration: kernel preset, patches and flag overrides, written
 /// `KERNEL[+PATCH...][,FLAG=on|off...]` ("6.6+reweight-fix",

@@ -154,7 +154,7 @@ impl Sched {
             next_buddy: cfs.next == se,
             cfs_slice: if cfs_mode { self.sched_slice(q, se) } else { 0 },
             cfs_ran: if cfs_mode && is_curr { e.sum_exec_runtime.saturating_sub(e.prev_sum_exec_runtime) } else { 0 },
-            wakeup_gran: if cfs_mode { crate::weight::calc_delta_fair(self.tun.wakeup_granularity, &e.load) } else { 0 },
+            wakeup_gran: if cfs_mode { crate::kernel::sched::weight::calc_delta_fair(self.tun.wakeup_granularity, &e.load) } else { 0 },
             last_buddy: cfs_mode && cfs.last == se,
             skip_buddy: cfs_mode && cfs.skip == se,
         }

@@ -85,7 +85,7 @@ fn the_table_is_formatted_as_in_the_mails() {
     assert!((f[5].parse::<f64>().unwrap() - 10.135).abs() < 1e-9, "{}", lines[2]);
     assert!((f[7].parse::<f64>().unwrap() + 1.35).abs() < 1e-9, "{}", lines[2]);
     assert_eq!(lines.len(), 1 + t.rows.len() * t.configs.len());
-    assert_eq!(crate::study::csv_field("a,\"b\""), "\"a,\"\"b\"\"\"");
+    assert_eq!(crate::lab::study::csv_field("a,\"b\""), "\"a,\"\"b\"\"\"");
     // The worst seed of the compare cell: every seed is 0.135 s slower; the
     // largest relative loss is on the smallest baseline (seed 4).
     assert_eq!(t.rows[0].cells[1].worst_seed, Some(4));
