@@ -657,37 +657,22 @@ fn charts(st: StudyState, t: &Table) -> Charts {
             (case.clone(), format!("{case}: {} by load (mean ± std over seeds)", t.metric.name()), groups)
         })
         .collect();
-    let row = st.cdf_row.get_untracked().min(t.rows.len().saturating_sub(1));
-    let cdf_series: Vec<Series> = st
-        .with_study(|s| {
-            configs
-                .iter()
-                .enumerate()
-                .map(|(c, name)| Series {
-                    name: name.clone(),
-                    points: aggregates(s, row, c)
-                        .map(|a| a.3.iter().zip(CDF_QUANTILES).map(|(&ns, q)| ((ns / 1e3).max(1.0), q)).collect())
-                        .unwrap_or_default(),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let row = st.cdf_row.try_get_untracked().unwrap_or(0).min(t.rows.len().saturating_sub(1));
+    // One series per configuration, its points from the study.
+    let per_config = |points: &dyn Fn(&Study, usize) -> Vec<(f64, f64)>| -> Vec<Series> {
+        st.with_study(|s| configs.iter().enumerate().map(|(c, name)| Series { name: name.clone(), points: points(s, c) }).collect())
+            .unwrap_or_default()
+    };
+    let cdf_series = per_config(&|s, c| {
+        aggregates(s, row, c)
+            .map(|a| a.3.iter().zip(CDF_QUANTILES).map(|(&ns, q)| ((ns / 1e3).max(1.0), q)).collect())
+            .unwrap_or_default()
+    });
     let r = t.rows.get(row).map_or(String::new(), |r| format!("{} {}", r.case, r.load));
     let first = cases.first().cloned().unwrap_or_default();
     let rows: Vec<usize> = t.rows.iter().enumerate().filter(|(_, r)| r.case == first).map(|(i, _)| i).collect();
     let labels: Vec<String> = rows.iter().map(|&i| t.rows[i].load.clone()).collect();
-    let rate_series: Vec<Series> = st
-        .with_study(|s| {
-            configs
-                .iter()
-                .enumerate()
-                .map(|(c, name)| Series {
-                    name: name.clone(),
-                    points: rows.iter().enumerate().filter_map(|(x, &ri)| Some((x as f64, aggregates(s, ri, c)?.2))).collect(),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let rate_series = per_config(&|s, c| rows.iter().enumerate().filter_map(|(x, &ri)| Some((x as f64, aggregates(s, ri, c)?.2))).collect());
     Charts {
         bars,
         cdf: (format!("wakeup latency CDF: {r}"), cdf_series),
@@ -730,17 +715,17 @@ fn Plots() -> impl IntoView {
             let Some(t) = st.table.try_get_untracked().flatten() else { return };
             let c = charts(st, &t);
             let mut n = 0;
-            if let Some(bx) = bars_box.get_untracked() {
+            if let Some(bx) = bars_box.try_get_untracked().flatten() {
                 let canvases = bx.get_elements_by_tag_name("canvas");
                 for (ci, (_, title, groups)) in c.bars.iter().enumerate() {
                     let Some(el) = canvases.item(ci as u32).and_then(|e| e.dyn_into::<web_sys::HtmlCanvasElement>().ok()) else { continue };
                     n += plots::draw_bars(&el, title, c.unit, &c.configs, groups);
                 }
             }
-            if let Some(el) = cdf.get_untracked() {
+            if let Some(el) = cdf.try_get_untracked().flatten() {
                 n += plots::draw_lines(&el, &c.cdf.0, "µs (log)", "fraction of wakeups", &c.cdf.1, None, true);
             }
-            if let Some(el) = rates.get_untracked() {
+            if let Some(el) = rates.try_get_untracked().flatten() {
                 n += plots::draw_lines(&el, &c.rates.0, "load", "switches/s", &c.rates.1, Some(&c.rates.2), false);
             }
             let _ = drawn.try_set(n.to_string());

@@ -352,7 +352,10 @@ fn lines_on<B: DrawingBackend>(
     for (i, s) in series.iter().enumerate() {
         let c = color(series_color(i));
         let path: Vec<(i32, i32)> = s.points.iter().filter(|p| p.0.is_finite() && p.1.is_finite()).map(|&(x, y)| (f.px(x), f.py(y))).collect();
-        let _ = b.draw_path(path.iter().copied(), &Stroke(c, 2));
+        // Earlier series are drawn wider, so identical series stay visible
+        // (a thin line inside a wide one) instead of hiding each other.
+        let width = 2 + 2 * (series.len() - 1 - i) as u32;
+        let _ = b.draw_path(path.iter().copied(), &Stroke(c, width));
         for &(x, y) in &path {
             let _ = b.draw_rect((x - 2, y - 2), (x + 2, y + 2), &c, true);
         }

@@ -179,10 +179,11 @@ pub fn TimelineView() -> impl IntoView {
         Rc::new(move || {
             tl.borrow_mut().pending = false;
             let mut t = tl.borrow_mut();
+            // A frame requested before the view was unmounted draws nothing.
             if let Some(n) = draw_timeline(ctx, canvas, &mut t) {
-                stats.set(n);
-                if note.get_untracked() != t.note {
-                    note.set(t.note.clone());
+                let _ = stats.try_set(n);
+                if note.try_get_untracked().is_some_and(|n| n != t.note) {
+                    let _ = note.try_set(t.note.clone());
                 }
             }
         })
@@ -219,7 +220,7 @@ pub fn TimelineView() -> impl IntoView {
     }
 
     let time_at = move |x: f64| -> Option<(f64, Window)> {
-        let el = canvas.get_untracked()?;
+        let el = canvas.try_get_untracked().flatten()?;
         let w = el.client_width() as f64 - LABEL_W;
         let win = window_of(ui, w)?;
         Some((win.t0 + (x - LABEL_W) * win.ns_per_px, win))
@@ -416,7 +417,7 @@ fn css_var(style: Option<&web_sys::CssStyleDeclaration>, name: &str, fallback: &
 /// Draws the whole canvas; returns a summary of what was drawn.
 fn draw_timeline(ctx: Ctx, canvas: NodeRef<Canvas>, tl: &mut Tl) -> Option<String> {
     let t_start = perf::now();
-    let el = canvas.get_untracked()?;
+    let el = canvas.try_get_untracked().flatten()?;
     let ui = ctx.ui;
     let gen = ui.setup.try_with_untracked(|s| s.gen)?;
     if tl.lanes_gen != gen || tl.lanes.cpus.is_empty() {
