@@ -4,7 +4,8 @@
 //! wakeup-placement counters. The numbers are the engine's `RunResult`s;
 //! this only averages them over the seeds.
 
-use schedlab_engine::lab::compare::mean_std;
+use schedlab_engine::lab::compare::{mean_std, welch};
+use schedlab_engine::lab::study::csv_field;
 use schedlab_engine::lab::results::RunResult;
 
 /// One figure under both configurations.
@@ -18,6 +19,9 @@ pub struct Figure {
     pub patch_std: f64,
     /// (patch − base) / base in % (None when the base is 0: no ratio).
     pub change_pct: Option<f64>,
+    /// Welch's t test over the seeds: the two-sided p-value (None with
+    /// fewer than two seeds).
+    pub p: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -33,6 +37,18 @@ pub struct DeltaTable {
     pub tasks: Vec<TaskDeltas>,
     /// Counters of the whole run (pick_eevdf(), select_idle_sibling()).
     pub run_wide: Vec<Figure>,
+    /// Per workload (tasks grouped by the name before their first `.`:
+    /// `hog.0`, `hog.1` → `hog`), the sums of the additive figures (CPU
+    /// time, voluntary and involuntary switches), per seed.
+    pub totals: Vec<TaskDeltas>,
+}
+
+/// The figures a workload total sums (indices into [`TASK_METRICS`]).
+pub const ADDITIVE: [usize; 3] = [0, 1, 2];
+
+/// The workload a task belongs to, by its name.
+pub fn workload_of(task: &str) -> &str {
+    task.split('.').next().unwrap_or(task)
 }
 
 /// The per-task figures of one run, in the table's order.
@@ -99,6 +115,7 @@ fn figure(metric: &'static str, unit: &'static str, xs: &[f64], ys: &[f64]) -> F
         patch_mean: pm,
         patch_std: ps,
         change_pct: (bm != 0.0).then(|| (pm - bm) / bm * 100.0),
+        p: welch(xs, ys).map(|w| w.p),
     }
 }
 
@@ -138,11 +155,66 @@ pub fn table(runs: &[(RunResult, RunResult)], seeds: Vec<u64>) -> DeltaTable {
             figure(metric, "", &xs, &ys)
         })
         .collect();
+    let mut groups: Vec<String> = Vec::new();
+    for n in &names {
+        let w = workload_of(n).to_string();
+        if !groups.contains(&w) {
+            groups.push(w);
+        }
+    }
+    let totals = groups
+        .iter()
+        .map(|w| TaskDeltas {
+            task: w.clone(),
+            figures: ADDITIVE
+                .iter()
+                .map(|&mi| {
+                    let sum = |side: &Vec<(String, [f64; 5])>| side.iter().filter(|t| workload_of(&t.0) == w).map(|t| t.1[mi]).sum::<f64>();
+                    let xs: Vec<f64> = per.iter().map(|r| sum(&r.0)).collect();
+                    let ys: Vec<f64> = per.iter().map(|r| sum(&r.1)).collect();
+                    figure(TASK_METRICS[mi].0, TASK_METRICS[mi].1, &xs, &ys)
+                })
+                .collect(),
+        })
+        .collect();
     DeltaTable {
         runs: runs.len(),
         seeds,
         tasks,
         run_wide,
+        totals,
+    }
+}
+
+impl DeltaTable {
+    /// The table as CSV (RFC 4180): one line per task (or workload total,
+    /// or run-wide counter) and figure.
+    pub fn csv(&self) -> String {
+        let mut s = String::from("scope,name,figure,unit,runs,base_mean,base_std,patch_mean,patch_std,change_pct,welch_p\n");
+        let rows = self
+            .tasks
+            .iter()
+            .map(|t| ("task", t))
+            .chain(self.totals.iter().map(|t| ("workload total", t)))
+            .flat_map(|(scope, t)| t.figures.iter().map(move |f| (scope, t.task.as_str(), f)))
+            .chain(self.run_wide.iter().map(|f| ("run", "", f)));
+        for (scope, name, f) in rows {
+            let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+            s += &format!(
+                "{scope},{},{},{},{},{},{},{},{},{},{}\n",
+                csv_field(name),
+                csv_field(f.metric),
+                csv_field(f.unit),
+                self.runs,
+                f.base_mean,
+                f.base_std,
+                f.patch_mean,
+                f.patch_std,
+                opt(f.change_pct),
+                opt(f.p)
+            );
+        }
+        s
     }
 }
 
@@ -191,5 +263,16 @@ mod tests {
         assert_eq!(t.run_wide.len(), RUN_METRICS.len());
         // A zero base has no ratio.
         assert_eq!(figure("x", "", &[0.0], &[1.0]).change_pct, None);
+        // Three seeds: every figure has a p-value in [0, 1].
+        assert!(t.tasks.iter().flat_map(|t| &t.figures).all(|f| f.p.is_some_and(|p| (0.0..=1.0).contains(&p))));
+        // Workload totals: hog (one task) and w (w.0 + w.1), CPU time summed.
+        assert_eq!(t.totals.iter().map(|w| w.task.as_str()).collect::<Vec<_>>(), ["hog", "w"]);
+        let w_cpu = t.totals[1].figures[0].base_mean;
+        let sum = t.tasks[1].figures[0].base_mean + t.tasks[2].figures[0].base_mean;
+        assert!((w_cpu - sum).abs() < 1e-9, "{w_cpu} vs {sum}");
+        // The CSV: a header and one line per figure.
+        let csv = t.csv();
+        assert_eq!(csv.lines().count(), 1 + 3 * TASK_METRICS.len() + 2 * ADDITIVE.len() + RUN_METRICS.len());
+        assert!(csv.lines().nth(1).unwrap().starts_with("task,hog,CPU time,ms,3,"), "{csv}");
     }
 }

@@ -65,26 +65,59 @@ pub fn nice_step(span: f64, target: f64) -> f64 {
     m * mag
 }
 
-/// A colour per task: hues spread by the golden angle, quantised to a
-/// palette of [`PALETTE`] entries so the timeline can batch by colour.
-pub const PALETTE: usize = 24;
+/// A colour per task, the same in the timeline, the trees, the bars and
+/// the task legend: Paul Tol's "light" scheme (designed to stay apart
+/// under the common colour-vision deficiencies), light so that the
+/// timeline's cause markers, all dark (see `views::timeline::mark_color`),
+/// never collide with a task (`tests::task_and_cause_colours_never_collide`).
+pub const TASK_COLORS: [(u8, u8, u8); 9] = [
+    (0x77, 0xAA, 0xDD), // light blue
+    (0xEE, 0x88, 0x66), // orange
+    (0x44, 0xBB, 0x99), // mint
+    (0xFF, 0xAA, 0xBB), // pink
+    (0xBB, 0xCC, 0x33), // pear
+    (0x99, 0xDD, 0xFF), // light cyan
+    (0xEE, 0xDD, 0x88), // light yellow
+    (0xAA, 0xAA, 0x00), // olive
+    (0xDD, 0xDD, 0xDD), // pale grey
+];
+
+/// Number of task colours (the timeline batches by colour).
+pub const PALETTE: usize = TASK_COLORS.len();
 
 pub fn palette_index(task: u32) -> usize {
     task as usize % PALETTE
 }
 
-/// The RGB of palette entry `i` (hues by the golden angle, two
-/// lightnesses alternating).
+/// The RGB of palette entry `i`.
 pub fn palette_rgb(i: usize) -> (u8, u8, u8) {
-    let hue = (i as f64 * 137.508) % 360.0;
-    let light = if i.is_multiple_of(2) { 0.52 } else { 0.62 };
-    hsl_to_rgb(hue, 0.62, light)
+    TASK_COLORS[i % PALETTE]
 }
 
 /// The CSS colour of palette entry `i`.
 pub fn palette_color(i: usize) -> String {
     let (r, g, b) = palette_rgb(i);
     format!("rgb({r},{g},{b})")
+}
+
+/// CIE L*a*b* of an sRGB colour (D65), for telling colours apart.
+pub fn lab((r, g, b): (u8, u8, u8)) -> (f64, f64, f64) {
+    let lin = |c: u8| {
+        let c = c as f64 / 255.0;
+        if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+    };
+    let (r, g, b) = (lin(r), lin(g), lin(b));
+    let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
+    let y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
+    let f = |t: f64| if t > 0.008856 { t.cbrt() } else { 7.787 * t + 16.0 / 116.0 };
+    (116.0 * f(y) - 16.0, 500.0 * (f(x) - f(y)), 200.0 * (f(y) - f(z)))
+}
+
+/// CIE76 colour difference ΔE*ab.
+pub fn delta_e(a: (u8, u8, u8), b: (u8, u8, u8)) -> f64 {
+    let (p, q) = (lab(a), lab(b));
+    ((p.0 - q.0).powi(2) + (p.1 - q.1).powi(2) + (p.2 - q.2).powi(2)).sqrt()
 }
 
 /// HSL (degrees, 0..1, 0..1) to RGB.
@@ -140,5 +173,28 @@ mod tests {
         assert_eq!(hsl_to_rgb(120.0, 1.0, 0.5), (0, 255, 0));
         assert_eq!(hsl_to_rgb(240.0, 1.0, 0.25), (0, 0, 128));
         assert_eq!(hex_rgb("#0d74ce"), (13, 116, 206));
+        // White is L* 100, black L* 0, and their ΔE is 100.
+        assert!((lab((255, 255, 255)).0 - 100.0).abs() < 0.01);
+        assert!((delta_e((0, 0, 0), (255, 255, 255)) - 100.0).abs() < 0.01);
+    }
+
+    /// Every task colour is far from every cause marker's (ΔE ≥ 25: clearly
+    /// different even side by side in thin strokes) and the task colours
+    /// are distinct among themselves (ΔE ≥ 10).
+    #[test]
+    fn task_and_cause_colours_never_collide() {
+        use schedlab_engine::lab::timeline::MarkKind;
+        for k in MarkKind::ALL {
+            let m = hex_rgb(crate::views::timeline::mark_color(k));
+            for (i, &t) in TASK_COLORS.iter().enumerate() {
+                let d = delta_e(m, t);
+                assert!(d >= 25.0, "task colour {i} vs {k:?}: ΔE {d:.1}");
+            }
+        }
+        for (i, &a) in TASK_COLORS.iter().enumerate() {
+            for &b in &TASK_COLORS[i + 1..] {
+                assert!(delta_e(a, b) >= 10.0, "{a:?} {b:?}");
+            }
+        }
     }
 }

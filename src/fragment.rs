@@ -1,17 +1,27 @@
 //! The URL fragment: the whole scenario, the current instant and the view
 //! options, so a link reopens exactly the same view.
 //!
-//! `#z=<scenario>&e=<event>&cpu=<n>&k=<kernel>&f=<NAME:1,NAME:0>&w=<t0>-<t1>&big=1&p=<preset>`
+//! `#v=2&z=<scenario>&e=<event>&cpu=<n>&k=<kernel>&f=<NAME:1,NAME:0>&w=<t0>-<t1>&big=1&q=1&p=<preset>`
 //!
 //! The comparison and the study pages add `page=compare|study`; the
-//! comparison its two configurations (`b=`, `c=`), its preset (`cp=`) and
-//! the shared instant (`t=` ns); the study page its preset (`sp=`).
+//! comparison its two configurations (`b=`, `c=`), its preset (`cp=`), the
+//! shared instant (`t=` ns), the number of seeds of its table (`n=`), and
+//! the followed CPU and window as above; the study page its preset
+//! (`sp=`) and how it was shrunk: seeds (`ss=`), the load levels and cases
+//! kept (`sl=`, `sc=`: indices). `q=1` opens the lecture view in quiz mode.
 //!
-//! The scenario is its UTF-8 text, LZ-compressed (a small LZSS, below) and
-//! base64url-encoded (`z=`); `s=` holds plain base64url text (shorter for
-//! tiny texts, and handy to write by hand). Fragments come from anyone:
-//! decoding never panics, and every problem is reported in words while the
-//! rest of the link still applies.
+//! The scenario is its UTF-8 text, compressed with DEFLATE in the zlib
+//! format (`miniz_oxide`; the checksum catches a link cut short) and
+//! base64url-encoded (`z=`, with the version tag
+//! `v=2`); `s=` holds plain base64url text (shorter for tiny texts, and
+//! handy to write by hand). Links written before the version tag (no
+//! `v=`) carry `z=` in schedlab's first format, a small LZSS; it is still
+//! decoded ([`lzss_decompress`]) so that old links open. Fragments come
+//! from anyone: decoding never panics, and every problem is reported in
+//! words while the rest of the link still applies.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
 
 /// The pages of the app.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -72,7 +82,18 @@ pub struct Link {
     /// Timeline window in ns.
     pub window: Option<(u64, u64)>,
     pub big: bool,
+    /// The lecture view in quiz mode.
+    pub quiz: bool,
+    /// The comparison's number of seeds for its table.
+    pub runs: Option<u32>,
+    /// The study's shrink: seeds, and the indices of the loads and cases kept.
+    pub study_seeds: Option<usize>,
+    pub study_loads: Option<Vec<usize>>,
+    pub study_cases: Option<Vec<usize>>,
 }
+
+/// The current link format (`v=`); links without it are version 1.
+pub const VERSION: u32 = 2;
 
 /// Largest scenario a link may expand to.
 pub const MAX_TEXT: usize = 256 * 1024;
@@ -96,9 +117,22 @@ pub fn encode(link: &Link) -> String {
     if let Some(t) = link.time {
         parts.push(format!("t={t}"));
     }
+    if let Some(n) = link.runs {
+        parts.push(format!("n={n}"));
+    }
+    if let Some(n) = link.study_seeds {
+        parts.push(format!("ss={n}"));
+    }
+    for (k, v) in [("sl", &link.study_loads), ("sc", &link.study_cases)] {
+        if let Some(v) = v {
+            let v: Vec<String> = v.iter().map(|i| i.to_string()).collect();
+            parts.push(format!("{k}={}", v.join(",")));
+        }
+    }
     if let Some(t) = &link.text {
         let z = compress(t.as_bytes());
         if z.len() < t.len() {
+            parts.insert(0, format!("v={VERSION}"));
             parts.push(format!("z={}", b64_encode(&z)));
         } else {
             parts.push(format!("s={}", b64_encode(t.as_bytes())));
@@ -130,6 +164,9 @@ pub fn encode(link: &Link) -> String {
     if link.big {
         parts.push("big=1".to_string());
     }
+    if link.quiz {
+        parts.push("q=1".to_string());
+    }
     parts.join("&")
 }
 
@@ -139,16 +176,31 @@ pub fn decode(fragment: &str) -> (Link, Vec<String>) {
     let mut link = Link::default();
     let mut problems = Vec::new();
     let frag = fragment.strip_prefix('#').unwrap_or(fragment);
+    // The version tag decides how `z=` is read, wherever it stands.
+    let mut version = 1;
+    for part in frag.split('&') {
+        if let Some(v) = part.strip_prefix("v=") {
+            match v.parse::<u32>() {
+                Ok(n @ 1..=VERSION) => version = n,
+                _ => {
+                    problems.push(format!(
+                        "The link's format version `{}` is not one this page reads (1 to {VERSION}); it is read as version {VERSION}.",
+                        shorten(v)
+                    ));
+                    version = VERSION;
+                }
+            }
+        }
+    }
     for part in frag.split('&').filter(|p| !p.is_empty()) {
         let (key, value) = part.split_once('=').unwrap_or((part, ""));
         match key {
+            "v" => {}
             "z" | "s" => {
-                let text = b64_decode(value).and_then(|bytes| {
-                    if key == "z" {
-                        decompress(&bytes, MAX_TEXT)
-                    } else {
-                        Ok(bytes)
-                    }
+                let text = b64_decode(value).and_then(|bytes| match (key, version) {
+                    ("z", 1) => lzss_decompress(&bytes, MAX_TEXT),
+                    ("z", _) => decompress(&bytes, MAX_TEXT),
+                    _ => Ok(bytes),
                 });
                 match text.and_then(|b| {
                     String::from_utf8(b).map_err(|e| {
@@ -219,6 +271,39 @@ pub fn decode(fragment: &str) -> (Link, Vec<String>) {
                 )),
             },
             "big" => link.big = value == "1",
+            "q" => link.quiz = value == "1",
+            "n" => match value.parse::<u32>() {
+                Ok(v @ 1..=100) => link.runs = Some(v),
+                _ => problems.push(format!(
+                    "The link's number of seeds `{}` is not a number from 1 to 100.",
+                    shorten(value)
+                )),
+            },
+            "ss" => match value.parse::<usize>() {
+                Ok(v) if v >= 1 => link.study_seeds = Some(v),
+                _ => problems.push(format!(
+                    "The link's number of study seeds `{}` is not a positive number.",
+                    shorten(value)
+                )),
+            },
+            "sl" | "sc" => {
+                let list: Result<Vec<usize>, _> =
+                    value.split(',').filter(|s| !s.is_empty()).map(str::parse).collect();
+                match list {
+                    Ok(l) if !l.is_empty() => {
+                        if key == "sl" {
+                            link.study_loads = Some(l)
+                        } else {
+                            link.study_cases = Some(l)
+                        }
+                    }
+                    _ => problems.push(format!(
+                        "The link's study {} `{}` are not a list of indices (0,2,3).",
+                        if key == "sl" { "loads" } else { "cases" },
+                        shorten(value)
+                    )),
+                }
+            }
             "" => {}
             other => problems.push(format!(
                 "The link has an unknown field `{}` (ignored).",
@@ -269,132 +354,69 @@ fn unescape(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/// base64url without padding.
+/// base64url without padding (the `base64` crate).
 pub fn b64_encode(data: &[u8]) -> String {
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let v = (chunk[0] as u32) << 16
-            | (*chunk.get(1).unwrap_or(&0) as u32) << 8
-            | *chunk.get(2).unwrap_or(&0) as u32;
-        for i in 0..chunk.len() + 1 {
-            out.push(B64[(v >> (18 - 6 * i) & 63) as usize] as char);
-        }
-    }
-    out
+    URL_SAFE_NO_PAD.encode(data)
 }
 
-/// base64url (padding and `+/` tolerated); says where it went wrong.
+/// base64url (padding and the `+/` alphabet tolerated, as hand-edited
+/// links have them); says where it went wrong.
 pub fn b64_decode(text: &str) -> Result<Vec<u8>, String> {
     let text = text.trim_end_matches('=');
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let mut acc = 0u32;
-    let mut bits = 0;
-    for (i, c) in text.bytes().enumerate() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' | b'+' => 62,
-            b'_' | b'/' => 63,
-            _ => {
-                return Err(format!(
-                    "it is not base64url (character {} is `{}`)",
-                    i + 1,
-                    c.escape_ascii()
-                ))
-            }
-        } as u32;
-        acc = acc << 6 | v;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-        if out.len() > MAX_TEXT {
-            return Err("it is too long".to_string());
-        }
+    if text.len() / 4 * 3 > MAX_TEXT {
+        return Err("it is too long".to_string());
     }
-    if bits >= 6 {
-        return Err("it is cut short (incomplete base64url)".to_string());
-    }
-    Ok(out)
+    let text: String = text
+        .chars()
+        .map(|c| match c {
+            '+' => '-',
+            '/' => '_',
+            c => c,
+        })
+        .collect();
+    URL_SAFE_NO_PAD.decode(text.as_bytes()).map_err(|e| match e {
+        base64::DecodeError::InvalidByte(i, b) => format!(
+            "it is not base64url (character {} is `{}`)",
+            i + 1,
+            b.escape_ascii()
+        ),
+        base64::DecodeError::InvalidLength(_) | base64::DecodeError::InvalidLastSymbol(..) => {
+            "it is cut short (incomplete base64url)".to_string()
+        }
+        base64::DecodeError::InvalidPadding => "its base64url padding is wrong".to_string(),
+    })
 }
 
-// LZSS: a flag byte announces 8 items, bit i set = a match. A literal is one
-// byte; a match is two bytes: 12 bits of distance − 1 and 4 bits of
-// length − 3 (lengths 3..=18 within the last 4096 bytes).
-const WINDOW: usize = 4096;
-const MIN_MATCH: usize = 3;
-const MAX_MATCH: usize = 18;
-
-/// Compresses with greedy LZSS (hash chains over 3-byte prefixes).
+/// Compresses with DEFLATE in the zlib format (RFC 1950: its Adler-32
+/// checksum tells a link cut short or mistyped from a shorter text); level
+/// 9: links are short and made rarely.
 pub fn compress(data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(data.len() / 2 + 8);
-    let mut head = vec![usize::MAX; 1 << 12];
-    let mut prev = vec![usize::MAX; data.len()];
-    let hash = |i: usize| -> usize {
-        ((data[i] as usize) << 4 ^ (data[i + 1] as usize) << 2 ^ data[i + 2] as usize) & 0xfff
-    };
-    let insert = |i: usize, head: &mut Vec<usize>, prev: &mut Vec<usize>| {
-        if i + MIN_MATCH <= data.len() {
-            let h = hash(i);
-            prev[i] = head[h];
-            head[h] = i;
-        }
-    };
-    let mut i = 0;
-    let mut flag_at = 0;
-    let mut nitems = 8;
-    while i < data.len() {
-        if nitems == 8 {
-            flag_at = out.len();
-            out.push(0);
-            nitems = 0;
-        }
-        let (mut best_len, mut best_dist) = (0, 0);
-        if i + MIN_MATCH <= data.len() {
-            let mut cand = head[hash(i)];
-            let mut tries = 64;
-            while cand != usize::MAX && i - cand <= WINDOW && tries > 0 {
-                let max = MAX_MATCH.min(data.len() - i);
-                let mut l = 0;
-                while l < max && data[cand + l] == data[i + l] {
-                    l += 1;
-                }
-                if l > best_len {
-                    best_len = l;
-                    best_dist = i - cand;
-                    if l == max {
-                        break;
-                    }
-                }
-                cand = prev[cand];
-                tries -= 1;
-            }
-        }
-        if best_len >= MIN_MATCH {
-            out[flag_at] |= 1 << nitems;
-            let v = ((best_dist - 1) << 4 | (best_len - MIN_MATCH)) as u16;
-            out.extend_from_slice(&v.to_be_bytes());
-            for j in i..i + best_len {
-                insert(j, &mut head, &mut prev);
-            }
-            i += best_len;
-        } else {
-            out.push(data[i]);
-            insert(i, &mut head, &mut prev);
-            i += 1;
-        }
-        nitems += 1;
-    }
-    out
+    miniz_oxide::deflate::compress_to_vec_zlib(data, 9)
 }
 
 /// Inverse of [`compress`]; rejects malformed input and output over `max`.
 pub fn decompress(data: &[u8], max: usize) -> Result<Vec<u8>, String> {
+    use miniz_oxide::inflate::{decompress_to_vec_zlib_with_limit, TINFLStatus};
+    decompress_to_vec_zlib_with_limit(data, max).map_err(|e| match e.status {
+        TINFLStatus::HasMoreOutput => format!("it expands to more than {} KiB", max / 1024),
+        TINFLStatus::FailedCannotMakeProgress | TINFLStatus::NeedsMoreInput => {
+            "its compressed data is cut short (was the link copied whole?)".to_string()
+        }
+        TINFLStatus::Adler32Mismatch => "its compressed data is cut short or damaged (checksum mismatch; was the link copied whole?)".to_string(),
+        _ => "its compressed data is corrupt".to_string(),
+    })
+}
+
+// Version 1 links (no `v=`): LZSS. A flag byte announces 8 items, bit i
+// set = a match. A literal is one byte; a match is two bytes: 12 bits of
+// distance − 1 and 4 bits of length − 3 (lengths 3..=18 within the last
+// 4096 bytes). Only the decoder is kept, so that old links still open.
+const MIN_MATCH: usize = 3;
+
+/// Decodes a version 1 `z=` payload; rejects malformed input and output
+/// over `max`. A payload cut short inside a match is an error; cut at an
+/// item boundary it cannot be told from a shorter text.
+pub fn lzss_decompress(data: &[u8], max: usize) -> Result<Vec<u8>, String> {
     let mut out: Vec<u8> = Vec::with_capacity(data.len() * 2);
     let mut i = 0;
     while i < data.len() {
@@ -441,40 +463,29 @@ mod tests {
         for n in 0..40 {
             let data: Vec<u8> = (0..n).map(|i| (i * 37 + 11) as u8).collect();
             let s = b64_encode(&data);
-            assert!(s.bytes().all(|c| B64.contains(&c)));
+            assert!(s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
             assert_eq!(b64_decode(&s).unwrap(), data);
         }
+        // "hello" = 0x68656c6c6f: 011010 000110 010101 101100 011011 000110 1111(00)
+        // = a G V s b G 8.
         assert_eq!(b64_encode(b"hello"), "aGVsbG8");
         assert_eq!(b64_decode("aGVsbG8=").unwrap(), b"hello");
+        // The standard alphabet's +/ read as -_: 0xfb 0xff = 111110 111111 1111(00).
+        assert_eq!(b64_decode("+/8").unwrap(), vec![0xfb, 0xff]);
         assert!(b64_decode("a b").unwrap_err().contains("character 2"));
-        assert!(b64_decode("a").is_err());
+        assert!(b64_decode("a").unwrap_err().contains("cut short"));
     }
 
     #[test]
-    fn lz_round_trips_and_shrinks_scenarios() {
-        let text = crate::presets::PRESETS
-            .iter()
-            .map(|p| p.text)
-            .collect::<String>();
-        for t in [
-            text.as_str(),
-            "",
-            "a",
-            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-            "abcabcabcabcabcabd",
-        ] {
+    fn deflate_round_trips_and_shrinks_scenarios() {
+        let text = crate::presets::PRESETS.iter().map(|p| p.text).collect::<String>();
+        for t in [text.as_str(), "", "a", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "abcabcabcabcabcabd"] {
             let z = compress(t.as_bytes());
             assert_eq!(decompress(&z, MAX_TEXT).unwrap(), t.as_bytes());
         }
         for p in crate::presets::PRESETS {
             let z = compress(p.text.as_bytes());
-            assert!(
-                z.len() < p.text.len(),
-                "{}: {} -> {}",
-                p.id,
-                p.text.len(),
-                z.len()
-            );
+            assert!(z.len() * 10 < p.text.len() * 7, "{}: {} -> {}", p.id, p.text.len(), z.len());
         }
         // Pseudo-random bytes (incompressible) also round-trip.
         let mut x = 1u32;
@@ -485,6 +496,44 @@ mod tests {
             })
             .collect();
         assert_eq!(decompress(&compress(&noise), MAX_TEXT).unwrap(), noise);
+        // A bomb is cut off: 1 MiB of zeros compresses to about 1 KiB.
+        let zeros = compress(&vec![0u8; 1 << 20]);
+        assert!(zeros.len() < 4096);
+        assert!(decompress(&zeros, MAX_TEXT).unwrap_err().contains("more than 256 KiB"));
+    }
+
+    /// A link written by the first version (LZSS, no `v=`), copied from
+    /// the page before the format changed: it still opens, with the very
+    /// text it was made from.
+    #[test]
+    fn version_1_links_still_open() {
+        let old = include_str!("../tests/data/link-v1.txt").trim();
+        assert!(!old.contains("v="));
+        let (link, problems) = decode(old);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(link.text.as_deref(), Some(include_str!("../tests/data/link-v1.toml")));
+        assert_eq!((link.event, link.cpu, link.big), (Some(29), Some(0), true));
+        // Today's encoder writes version 2, which reads back.
+        let frag = encode(&link);
+        assert!(frag.starts_with("v=2&") && frag.contains("&z="), "{frag}");
+        assert!(frag.len() < old.len(), "deflate is shorter: {} vs {}", frag.len(), old.len());
+        assert_eq!(decode(&frag), (link, Vec::new()));
+    }
+
+    #[test]
+    fn a_link_cut_short_says_so() {
+        let link = Link { text: Some(crate::presets::default_preset().text.to_string()), event: Some(7), ..Default::default() };
+        let frag = encode(&link);
+        let z = frag.find("z=").unwrap();
+        let end = frag[z..].find('&').map_or(frag.len(), |i| z + i);
+        // Cut inside z=, at several places (the last two in the checksum):
+        // the text is not applied, and the notice says why.
+        for cut in [z + 10, z + 40, end - 8, end - 2] {
+            let (l, p) = decode(&frag[..cut]);
+            assert_eq!(l.text, None, "cut at {cut}");
+            assert_eq!(p.len(), 1, "{p:?}");
+            assert!(p[0].contains("could not be read") && p[0].contains("cut short"), "{p:?}");
+        }
     }
 
     #[test]
@@ -498,18 +547,22 @@ mod tests {
                 })
                 .collect();
             let _ = decompress(&data, 1000);
+            let _ = lzss_decompress(&data, 1000);
             let s: String = data.iter().map(|&b| (b % 96 + 32) as char).collect();
             let _ = decode(&s);
             let _ = decode(&format!("z={s}&e={s}&f={s}&w={s}"));
+            let _ = decode(&format!("v=2&z={s}&sl={s}&n={s}"));
         }
-        // A back-reference before the start is an error, not a panic.
-        assert!(decompress(&[1, 0xff, 0xf0], 100).is_err());
-        // A bomb is cut off.
-        // One literal, then seven matches of 18 bytes each (distance 1).
+        // Version 1: a back-reference before the start is an error.
+        assert!(lzss_decompress(&[1, 0xff, 0xf0], 100).is_err());
+        // Version 1 bomb: one literal, then seven matches of 18 bytes each
+        // (distance 1): 1 + 7 × 18 = 127 bytes.
         let mut bomb = vec![0xfeu8, b'a'];
         bomb.extend(std::iter::repeat_n([0x00, 0x0f], 7).flatten());
-        assert_eq!(decompress(&bomb, 1000).unwrap(), vec![b'a'; 1 + 7 * 18]);
-        assert!(decompress(&bomb, 20).is_err());
+        assert_eq!(lzss_decompress(&bomb, 1000).unwrap(), vec![b'a'; 1 + 7 * 18]);
+        assert!(lzss_decompress(&bomb, 20).is_err());
+        let (_, p) = decode("v=9&e=1");
+        assert_eq!(p.len(), 1, "{p:?}");
     }
 
     #[test]
@@ -523,18 +576,16 @@ mod tests {
             features: vec![("PLACE_LAG".into(), false), ("NEXT_BUDDY".into(), true)],
             window: Some((1000, 2_000_000)),
             big: true,
+            quiz: true,
             ..Default::default()
         };
         let frag = encode(&link);
-        assert!(frag.starts_with("z="), "{frag}");
+        assert!(frag.starts_with("v=2&z="), "{frag}");
         let (back, problems) = decode(&format!("#{frag}"));
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(back, link);
         // Tiny texts go uncompressed.
-        let tiny = Link {
-            text: Some("x".into()),
-            ..Default::default()
-        };
+        let tiny = Link { text: Some("x".into()), ..Default::default() };
         assert_eq!(encode(&tiny), "s=eA");
         assert_eq!(decode("s=eA").0, tiny);
     }
@@ -547,6 +598,9 @@ mod tests {
             compare: Some("6.6+reweight-fix,RUN_TO_PARITY=off".into()),
             compare_preset: Some("reweight-fix".into()),
             time: Some(123_456),
+            runs: Some(5),
+            cpu: Some(1),
+            window: Some((10, 20)),
             ..Default::default()
         };
         let frag = encode(&link);
@@ -555,14 +609,17 @@ mod tests {
         let study = Link {
             page: Page::Study,
             study_preset: Some("seed-002-hackbench".into()),
+            study_seeds: Some(2),
+            study_loads: Some(vec![0, 1]),
+            study_cases: Some(vec![0]),
             ..Default::default()
         };
-        assert_eq!(decode(&encode(&study)).0, study);
+        assert_eq!(decode(&encode(&study)), (study, Vec::new()));
         // The lecture page is the default and is not written.
         assert_eq!(encode(&Link::default()), "");
-        let (l, p) = decode("page=nope&t=x");
+        let (l, p) = decode("page=nope&t=x&n=0&ss=x&sl=a");
         assert_eq!(l.page, Page::Lecture);
-        assert_eq!(p.len(), 2, "{p:?}");
+        assert_eq!(p.len(), 5, "{p:?}");
     }
 
     #[test]

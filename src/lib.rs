@@ -13,6 +13,7 @@
 
 mod app;
 pub mod deltas;
+pub mod export;
 pub mod fmt;
 pub mod fragment;
 pub mod pages;
@@ -22,4 +23,4 @@ pub mod state;
 pub mod views;
 pub mod worker;
 
-pub use app::{current_link, App, LabProvider, LecturePage, Notice};
+pub use app::{current_link, use_copier, App, Copier, LabProvider, LecturePage, Notice, Scoped};

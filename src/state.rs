@@ -173,37 +173,28 @@ impl From<&ScenarioError> for ErrorInfo {
     }
 }
 
-/// What "jump" looks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Jump {
-    Pick,
-    Preemption,
-    Wakeup,
+/// What "jump" looks for: the engine's kinds of events.
+pub use schedlab_engine::lab::explain::EventKind as Jump;
+
+/// Quiz mode's question: who runs next on `cpu` after event `asked_at`?
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quiz {
+    pub cpu: u32,
+    pub asked_at: u64,
+    /// The answer: the event of the next pick on `cpu` and the task it
+    /// picked (None: no pick in what can be computed).
+    pub answer: Option<(u64, u32)>,
+    /// The task the class chose.
+    pub guess: Option<u32>,
+    /// The shown instant reached the answer's pick.
+    pub revealed: bool,
 }
 
-impl Jump {
-    pub const ALL: [Jump; 3] = [Jump::Pick, Jump::Preemption, Jump::Wakeup];
-    pub fn label(self) -> &'static str {
-        match self {
-            Jump::Pick => "pick",
-            Jump::Preemption => "preemption",
-            Jump::Wakeup => "wakeup",
-        }
-    }
-    pub fn from_label(s: &str) -> Jump {
-        Jump::ALL
-            .into_iter()
-            .find(|j| j.label() == s)
-            .unwrap_or(Jump::Pick)
-    }
-    fn matches(self, r: &Record) -> bool {
-        match self {
-            Jump::Pick => matches!(r, Record::Pick { task, .. } if *task != NIL),
-            Jump::Preemption => {
-                matches!(r, Record::Switch { prev, voluntary: false, .. } if *prev != NIL)
-            }
-            Jump::Wakeup => matches!(r, Record::Wakeup { .. }),
-        }
+impl Quiz {
+    /// Still asking: the answer and everything after the asked instant
+    /// are hidden.
+    pub fn asking(&self) -> bool {
+        !self.revealed
     }
 }
 
@@ -241,6 +232,12 @@ pub struct Ui {
     /// timeline) goes to this callback instead: the comparison moves both
     /// of its runs together.
     pub time_hook: StoredValue<Option<Callback<u64>>>,
+    /// Jumps look only for events about this task (None: any).
+    pub jump_task: RwSignal<Option<u32>>,
+    /// Quiz mode (None: off).
+    pub quiz: RwSignal<Option<Quiz>>,
+    /// Quiz answers: (right, asked and revealed).
+    pub score: RwSignal<(u32, u32)>,
 }
 
 /// An instant marked on the timeline, with what it marks.
@@ -299,6 +296,9 @@ impl Ctx {
             queue: RwSignal::new(Vec::new()),
             marker: RwSignal::new(None),
             time_hook: StoredValue::new(None),
+            jump_task: RwSignal::new(None),
+            quiz: RwSignal::new(None),
+            score: RwSignal::new((0, 0)),
         };
         let ctx = Ctx {
             engine: StoredValue::new_local(Rc::new(RefCell::new(lab))),
@@ -324,16 +324,95 @@ impl Ctx {
 
     /// Publishes the frame of the shown instant.
     pub fn publish(&self) {
-        let pinned = self.ui.pinned.get_untracked();
+        // A handle that outlived its owner (a timer after unmounting)
+        // publishes nothing.
+        let (Some(pinned), Some(playing), Some(queue)) =
+            (self.ui.pinned.try_get_untracked(), self.ui.playing.try_get_untracked(), self.ui.queue.try_get_untracked())
+        else {
+            return;
+        };
         // While playing, the views stay on one CPU instead of following
         // every event's CPU (which would also rebuild the lag history).
-        let follow = !self.ui.playing.get_untracked();
-        let queue = self.ui.queue.get_untracked();
+        let follow = !playing;
         let t0 = now_ms();
         if let Some(frame) = self.try_with(|lab| frame_of(lab, pinned, follow, &queue)) {
-            self.ui.frame.set(Arc::new(frame));
+            let (event, cpu) = (frame.event, frame.cpu);
+            if self.ui.frame.try_set(Arc::new(frame)).is_some() {
+                return;
+            }
+            self.update_quiz(event, cpu);
         }
         perf::record("publish", now_ms() - t0);
+    }
+
+    /// Keeps quiz mode's question in step with the shown instant: reaching
+    /// the answer's pick reveals it (and scores the guess); moving on from
+    /// a revealed answer, back before the question, or to another CPU asks
+    /// anew.
+    fn update_quiz(&self, event: u64, cpu: u32) {
+        let Some(Some(q)) = self.ui.quiz.try_get_untracked() else { return };
+        let fresh = if q.revealed {
+            q.answer.is_none_or(|a| a.0 != event)
+        } else {
+            event < q.asked_at || cpu != q.cpu
+        };
+        if fresh {
+            self.ask(event, cpu);
+            return;
+        }
+        if !q.revealed && q.answer.is_some_and(|a| event >= a.0) {
+            let right = q.guess.is_some() && q.guess == q.answer.map(|a| a.1);
+            self.ui.score.update(|s| {
+                s.0 += right as u32;
+                s.1 += 1;
+            });
+            self.ui.quiz.set(Some(Quiz { revealed: true, ..q }));
+        }
+    }
+
+    /// A new question at the shown instant.
+    fn ask(&self, event: u64, cpu: u32) {
+        let answer = self
+            .try_with(|lab| lab.player.next_pick(cpu, event, 1 << 20))
+            .flatten()
+            .and_then(|e| match e.record {
+                Record::Pick { task, .. } => Some((e.event, task)),
+                _ => None,
+            });
+        self.ui.quiz.set(Some(Quiz { cpu, asked_at: event, answer, guess: None, revealed: false }));
+    }
+
+    /// Quiz mode on (at the shown instant, on the shown CPU, which stays
+    /// chosen) or off.
+    pub fn set_quiz(&self, on: bool) {
+        if !on {
+            self.ui.quiz.set(None);
+            return;
+        }
+        self.ui.playing.set(false);
+        let (event, cpu) = self.ui.frame.with_untracked(|f| (f.event, f.cpu));
+        if self.ui.pinned.get_untracked().is_none() {
+            self.ui.pinned.set(Some(cpu));
+        }
+        self.ui.score.set((0, 0));
+        self.ask(event, cpu);
+        self.publish();
+    }
+
+    /// The class's guess for the question.
+    pub fn guess(&self, task: u32) {
+        self.ui.quiz.update(|q| {
+            if let Some(q) = q.as_mut().filter(|q| q.asking()) {
+                q.guess = Some(task);
+            }
+        });
+    }
+
+    /// Shows the answer: the cursor goes to the pick.
+    pub fn reveal(&self) {
+        if let Some(Some((k, _))) = self.ui.quiz.with_untracked(|q| q.as_ref().map(|q| q.answer)) {
+            self.seek(k);
+        }
     }
 
     fn publish_setup(&self) {
@@ -542,10 +621,17 @@ impl Ctx {
 
     /// To the next (previous) event of the selected kind.
     pub fn jump(&self, dir: Direction) {
+        // In quiz mode, the next pick is the answer.
+        if dir == Direction::Forward && self.ui.quiz.with_untracked(|q| q.as_ref().is_some_and(|q| q.asking())) {
+            self.reveal();
+            return;
+        }
         let kind = self.ui.jump.get_untracked();
+        let task = self.ui.jump_task.get_untracked();
         self.moved(|p| {
             let from = p.event();
-            match p.find(from, dir, 1 << 21, |r| kind.matches(r)) {
+            let hit = |r: &Record| kind.matches(r) && task.is_none_or(|t| schedlab_engine::lab::explain::record_tasks(r).contains(&Some(t)));
+            match p.find(from, dir, 1 << 21, hit) {
                 Some(k) => p.seek(k),
                 None => from,
             }
@@ -602,7 +688,7 @@ impl Ctx {
         let Some(playing) = self.ui.playing.try_get_untracked() else {
             return;
         };
-        let speed = 10f64.powf(self.ui.speed.get_untracked());
+        let speed = 10f64.powf(self.ui.speed.try_get_untracked().unwrap_or(3.0));
         let out = self.try_with(|lab| {
             let mut moved = false;
             let mut progress = false;

@@ -12,7 +12,7 @@ use schedlab_app::pages::study::{provide_study, Runner, StudyPage};
 use schedlab_app::state::{use_ctx, Ctx};
 use schedlab_app::views::TreeView;
 use schedlab_app::{presets, App, LabProvider};
-use schedlab_engine::lab::compare::{first_divergence, ConfigSpec};
+use schedlab_engine::lab::compare::{first_behavioural_divergence, ConfigSpec};
 use schedlab_engine::lab::study::{RunKey, Study};
 use schedlab_engine::{from_text, LogMode};
 use wasm_bindgen::JsCast;
@@ -101,7 +101,7 @@ async fn comparison_shows_two_panes_and_identical_configs_do_not_diverge() {
     until("the divergence", 600, || attr(&divergence(&root), "data-state") != "computing").await;
     let d = divergence(&root);
     assert_eq!(attr(&d, "data-state"), "none");
-    assert!(d.text_content().unwrap().contains("no divergence"));
+    assert!(d.text_content().unwrap().contains("no behavioural difference"));
     assert!(by_testid(&root, "btn-jump-diff").unwrap().has_attribute("disabled"));
     // No marker on either timeline.
     for pane in [&base, &patch] {
@@ -118,15 +118,16 @@ async fn comparison_shows_two_panes_and_identical_configs_do_not_diverge() {
 }
 
 #[wasm_bindgen_test]
-async fn the_marker_is_the_engines_first_divergence() {
-    let (b, p) = ("6.18", "6.12");
+async fn the_marker_is_the_engines_first_behavioural_divergence() {
+    // CFS against EEVDF: they pick differently early on.
+    let (b, p) = ("6.18", "5.15");
     // The engine, directly.
     let full = |c: &str| {
         let (mut sim, _) = from_text(SC, &ConfigSpec::parse(c).unwrap().overrides(None), LogMode::Full).unwrap();
         sim.run();
         sim
     };
-    let want = first_divergence(&full(b), &full(p)).expect("6.18 and 6.12 differ on this scenario");
+    let want = first_behavioural_divergence(&full(b), &full(p)).expect("6.18 and 5.15 behave differently on this scenario");
     let (wb, wp) = (want.base.expect("base entry"), want.patch.expect("patch entry"));
 
     let root = fresh_root();
@@ -134,7 +135,14 @@ async fn the_marker_is_the_engines_first_divergence() {
     let _h = leptos::mount::mount_to(root.clone(), move || view! { <ComparePage link=link.clone() /> });
     until("the divergence", 600, || attr(&divergence(&root), "data-state") == "found").await;
     let d = divergence(&root);
-    assert_eq!(num(&d, "data-index") as usize, want.index);
+    assert_eq!(num(&d, "data-index") as usize, want.base_index.unwrap());
+    // The differing fields, and the log diff around it with the
+    // differing record marked in each log.
+    assert_eq!(attr(&d, "data-fields"), want.fields.join(", "));
+    for side in ["base", "patch"] {
+        let at = by_testid(&root, &format!("log-diff-{side}")).unwrap().query_selector("tr[data-at=\"true\"]").unwrap();
+        assert!(at.is_some(), "the {side} log diff marks the record");
+    }
     let side_b = by_testid(&root, "div-base").unwrap();
     let side_p = by_testid(&root, "div-patch").unwrap();
     assert_eq!((num(&side_b, "data-event"), num(&side_b, "data-time")), (wb.event, wb.time));

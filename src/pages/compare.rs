@@ -11,8 +11,10 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use leptos::context::Provider;
 use leptos::prelude::*;
-use schedlab_engine::lab::compare::{first_divergence, ConfigSpec};
+use schedlab_engine::lab::compare::{first_behavioural_divergence, first_divergence, log_window, ConfigSpec};
+use schedlab_engine::lab::explain::describe;
 use schedlab_engine::lab::explain::Explanation;
 use schedlab_engine::kernel::sched::features::PRESET_NAMES;
 use schedlab_engine::kernel::patches::PATCHES;
@@ -25,7 +27,15 @@ use crate::fragment::{Link, Page};
 use crate::perf;
 use crate::presets::{self, COMPARE_PRESETS};
 use crate::state::{Ctx, Keep, Marker};
-use crate::views::{TimelineView, TreeView};
+use crate::views::{EligibilityView, LagView, TimelineView, TreeView};
+
+/// The mainline commit a patch's source names (a word of at least 12 hex
+/// digits), for a link to it.
+fn commit_of(source: &str) -> Option<&str> {
+    source
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .find(|w| w.len() >= 12 && w.chars().all(|c| c.is_ascii_hexdigit()) && w.chars().any(|c| c.is_ascii_digit()))
+}
 
 /// One side's diverging event: where it is and what it did.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,12 +53,34 @@ pub enum Divergence {
     /// The logs are equal (over the computed part, if `truncated`).
     Identical { records: usize, truncated: bool },
     Found {
-        /// Index of the first differing record in both logs.
+        /// Index of the first behaviourally differing record in the base
+        /// log (its index in the patch log is in `window`).
         index: usize,
         base: Option<Side>,
         patch: Option<Side>,
+        /// The fields that differ ("kind", "time", "task", "cpu", ...),
+        /// with their values in words in the base and the patch run.
+        fields: Vec<(&'static str, String, String)>,
+        /// The two logs around it: (record index, time, words, the
+        /// differing record) per side.
+        window: [Vec<LogRow>; 2],
+        /// Where the raw logs first differ (maybe only in wording: the
+        /// numbers a pick saw), when that is earlier.
+        raw_index: Option<usize>,
     },
 }
+
+/// One line of the log diff.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogRow {
+    pub index: usize,
+    pub time: u64,
+    pub text: String,
+    pub at: bool,
+}
+
+/// Records shown before and after the divergence in the log diff.
+const DIFF_CONTEXT: usize = 6;
 
 /// The delta table's computation.
 #[derive(Clone, Debug, PartialEq)]
@@ -375,6 +407,9 @@ impl Cmp {
         self.editor.set(text.to_string());
         self.a.ui.window.set(None);
         self.a.ui.queue.set(Vec::new());
+        // Another preset may have fewer CPUs, and CPU 0 is where each
+        // preset's explanation starts.
+        self.a.ui.pinned.set(Some(0));
         for p in self.panes() {
             p.seek(0);
         }
@@ -398,16 +433,31 @@ impl Cmp {
         let t0 = perf::now();
         let found = self
             .a
-            .with_lab(|la| self.b.with_lab(|lb| (first_divergence(la.player.ahead(), lb.player.ahead()), la.player.log().len())))
+            .with_lab(|la| {
+                self.b.with_lab(|lb| {
+                    let (sa, sb) = (la.player.ahead(), lb.player.ahead());
+                    let d = first_behavioural_divergence(sa, sb);
+                    let raw = first_divergence(sa, sb).map(|r| r.index);
+                    let rows = |s: &schedlab_engine::Simulation, at: Option<usize>| -> Vec<LogRow> {
+                        let Some(i) = at else { return Vec::new() };
+                        log_window(s, i.saturating_sub(DIFF_CONTEXT), i + DIFF_CONTEXT + 1)
+                            .into_iter()
+                            .map(|(j, e)| LogRow { index: j, time: e.time, text: describe(&s.info.task_names, &e.record), at: j == i })
+                            .collect()
+                    };
+                    let window = d.as_ref().map(|d| [rows(sa, d.base_index), rows(sb, d.patch_index)]);
+                    (d, window, raw, la.player.log().len())
+                })
+            })
             .flatten();
         perf::record("first_divergence", perf::now() - t0);
-        let Some((d, records)) = found else { return };
+        let Some((d, window, raw, records)) = found else { return };
         let truncated = ta || tb;
         let div = match d {
             None => Divergence::Identical { records, truncated },
             // One log is a prefix of the other because a run was cut at
             // the viewer's event limit: no difference in what was computed.
-            Some(d) if truncated && (d.base.is_none() || d.patch.is_none()) => Divergence::Identical { records: d.index, truncated },
+            Some(d) if truncated && (d.base.is_none() || d.patch.is_none()) => Divergence::Identical { records: d.base_index.or(d.patch_index).unwrap_or(0), truncated },
             Some(d) => {
                 let side = |p: Ctx, e: Option<schedlab_engine::lab::trace::Entry>| {
                     e.map(|e| Side {
@@ -416,10 +466,34 @@ impl Cmp {
                         explanation: p.explain_at(e.event).unwrap_or_default(),
                     })
                 };
+                let index = d.base_index.or(d.patch_index).unwrap_or(0);
+                let names = self.a.ui.setup.with_untracked(|s| s.names.clone());
+                let value = |e: &Option<schedlab_engine::lab::trace::Entry>, f: &str| -> String {
+                    let Some(e) = e else { return "(log ended)".into() };
+                    if f == "time" {
+                        return fmt::ms(e.time);
+                    }
+                    let Some((kind, vals)) = schedlab_engine::lab::compare::behaviour(&e.record) else { return "–".into() };
+                    if f == "kind" {
+                        return kind.to_string();
+                    }
+                    match vals.iter().find(|v| v.0 == f).map(|v| v.1) {
+                        Some(x) if matches!(f, "task" | "prev" | "next" | "curr" | "wakee") => {
+                            if x == schedlab_engine::kernel::lib::rbtree::NIL as u64 { "idle".into() } else { names.get(x as usize).cloned().unwrap_or_else(|| format!("task {x}")) }
+                        }
+                        Some(x) if f == "voluntary" => if x == 1 { "blocked".into() } else { "preempted".into() },
+                        Some(x) => x.to_string(),
+                        None => "–".into(),
+                    }
+                };
+                let fields = d.fields.iter().map(|f| (*f, value(&d.base, f), value(&d.patch, f))).collect();
                 Divergence::Found {
-                    index: d.index,
+                    index,
                     base: side(self.a, d.base),
                     patch: side(self.b, d.patch),
+                    fields,
+                    window: window.unwrap_or_default(),
+                    raw_index: raw.filter(|&r| r < index),
                 }
             }
         };
@@ -541,24 +615,152 @@ impl Cmp {
             page: Page::Compare,
             compare_preset: preset.map(|p| p.id.to_string()),
             text: preset.is_none().then_some(text),
-            base: Some(self.config[0].get_untracked()),
-            compare: Some(self.config[1].get_untracked()),
+            base: self.config[0].try_get_untracked(),
+            compare: self.config[1].try_get_untracked(),
             time: Some(self.time()),
+            runs: self.runs.try_get_untracked().filter(|&n| n != 1),
+            cpu: self.a.ui.pinned.try_get_untracked().flatten(),
+            window: self.a.ui.window.try_get_untracked().flatten().map(|(a, b)| (a.max(0.0) as u64, b.max(0.0) as u64)),
             ..Default::default()
         }
     }
+
+    /// Builds the comparison a link describes (its preset or text, its
+    /// configurations, instant, CPU, window and seeds); a scenario that
+    /// does not build falls back to the first preset, in the editor with
+    /// the error. Returns a message per part that could not be applied.
+    pub fn from_link(link: &Link, big: Option<RwSignal<bool>>) -> (Cmp, Vec<String>) {
+        let mut problems = Vec::new();
+        let preset_text = match link.compare_preset.as_deref() {
+            Some(id) => {
+                let t = presets::compare_by_id(id).map(|p| p.text);
+                if t.is_none() {
+                    problems.push(format!("The link names an unknown comparison preset `{id}`; the first one runs."));
+                }
+                t
+            }
+            None => None,
+        };
+        let text = link.text.clone().or(preset_text.map(str::to_string)).unwrap_or_else(|| COMPARE_PRESETS[0].text.to_string());
+        let (b0, c0) = study_configs(&text).unwrap_or_else(|| ("6.6".into(), "6.18".into()));
+        let base = link.base.clone().unwrap_or(b0);
+        let patch = link.compare.clone().unwrap_or(c0);
+        let cmp = match Cmp::with_big(&text, &base, &patch, link.time.unwrap_or(0), big) {
+            Ok(c) => c,
+            Err(e) => {
+                let d = COMPARE_PRESETS[0].text;
+                let (b, c) = study_configs(d).expect("the first comparison preset has a [study] table");
+                let cmp = Cmp::with_big(d, &b, &c, 0, big).expect("the first comparison preset builds");
+                cmp.editor.set(text.clone());
+                let msg = format!("The link's scenario does not build ({e}); the first preset runs meanwhile.");
+                cmp.scenario_error.set(Some(msg.clone()));
+                problems.push(msg);
+                cmp
+            }
+        };
+        for (i, name) in [(0, "base"), (1, "patch")] {
+            if let Some(e) = cmp.config_error[i].get_untracked() {
+                problems.push(format!("The link's {name} configuration does not apply ({e}); the scenario's own settings run."));
+            }
+        }
+        problems.extend(cmp.apply_view(link));
+        (cmp, problems)
+    }
+
+    /// Applies the view parts of a link: CPU, window, seeds.
+    fn apply_view(&self, link: &Link) -> Vec<String> {
+        let mut problems = Vec::new();
+        if let Some(c) = link.cpu {
+            let nr = self.a.ui.setup.with_untracked(|s| s.nr_cpus());
+            if c < nr {
+                self.a.ui.pinned.set(Some(c));
+            } else {
+                problems.push(format!("The link's CPU {c} does not exist (the machine has {nr}); CPU 0 is shown."));
+            }
+        }
+        if let Some((a, b)) = link.window {
+            let dur = self.a.ui.setup.with_untracked(|s| s.duration);
+            if a < dur {
+                self.a.ui.window.set(Some((a as f64, b.min(dur.max(1)) as f64)));
+            } else {
+                problems.push("The link's timeline window lies after the end of the run; the whole run is shown.".to_string());
+            }
+        }
+        if let Some(n) = link.runs {
+            if n != self.runs.get_untracked() {
+                self.runs.set(n);
+                self.restart_deltas();
+            }
+        }
+        problems
+    }
+
+    /// Opens another comparison link in this page's state.
+    pub fn apply_link(&self, link: &Link) -> Vec<String> {
+        let mut problems = Vec::new();
+        let text = match (&link.text, link.compare_preset.as_deref()) {
+            (Some(t), _) => Some(t.clone()),
+            (None, Some(id)) => match presets::compare_by_id(id) {
+                Some(p) => Some(p.text.to_string()),
+                None => {
+                    problems.push(format!("The link names an unknown comparison preset `{id}`; the comparison shown is kept."));
+                    None
+                }
+            },
+            (None, None) => None,
+        };
+        if let Some(t) = text {
+            if let Some((b, c)) = study_configs(&t) {
+                self.config[0].set(b);
+                self.config[1].set(c);
+            }
+            self.editor.set(t);
+        }
+        if let Some(b) = &link.base {
+            self.config[0].set(b.clone());
+        }
+        if let Some(c) = &link.compare {
+            self.config[1].set(c.clone());
+        }
+        self.a.ui.pinned.set(Some(0));
+        self.a.ui.window.set(None);
+        self.a.ui.queue.set(Vec::new());
+        self.apply();
+        if let Some(e) = self.scenario_error.get_untracked() {
+            problems.push(format!("The link's scenario does not build ({e})."));
+        }
+        for (i, name) in [(0, "base"), (1, "patch")] {
+            if let Some(e) = self.config_error[i].get_untracked() {
+                problems.push(format!("The link's {name} configuration does not apply ({e})."));
+            }
+        }
+        self.seek_time(link.time.unwrap_or(0));
+        problems.extend(self.apply_view(link));
+        problems
+    }
 }
 
-/// Provides a pane's run to the lecture views inside it.
+/// Provides a pane's run to the lecture views inside it, in an owner of
+/// its own: the two panes' contexts never see each other, nor leak to
+/// what is shown after the page.
 #[component]
 fn PaneScope(ctx: Ctx, children: Children) -> impl IntoView {
-    provide_context(ctx);
-    children()
+    view! { <Provider value=ctx>{children()}</Provider> }
 }
+
+/// The app's way to open a pane's run in the lecture view.
+#[derive(Clone, Copy)]
+struct OpenInLecture(Option<OpenRun>);
 
 #[component]
 fn Pane(cmp: Cmp, side: usize) -> impl IntoView {
     let ctx = if side == 0 { cmp.a } else { cmp.b };
+    let open_run = use_context::<OpenInLecture>().and_then(|o| o.0);
+    let open = move |_| {
+        if let (Some(cb), Some((text, ov))) = (open_run, ctx.with_lab(|l| (l.text.clone(), l.overrides.clone()))) {
+            cb.run((text, ov, ctx.at().0));
+        }
+    };
     let input = cmp.config[side];
     let error = cmp.config_error[side];
     let (name, testid) = if side == 0 { ("base", "pane-base") } else { ("patch", "pane-patch") };
@@ -571,6 +773,22 @@ fn Pane(cmp: Cmp, side: usize) -> impl IntoView {
         .map(|o| view! { <option value=o.clone()></option> })
         .collect_view();
     let kernel = move || ctx.ui.setup.with(|s| format!("kernel {} · base slice {:.2} ms · HZ {}", s.kernel, s.base_slice as f64 / 1e6, s.hz));
+    // The patches of this side's configuration, with their sources.
+    let sources = move || {
+        let spec = ConfigSpec::parse(input.get().trim()).ok()?;
+        let items: Vec<_> = spec
+            .patches
+            .iter()
+            .filter_map(|name| PATCHES.iter().find(|p| p.name == name))
+            .map(|p| {
+                let link = commit_of(p.source).map(|c| {
+                    view! { <a href=format!("https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/commit/?id={c}") target="_blank" rel="noopener" data-testid="patch-link">{format!("commit {c}")}</a> }
+                });
+                view! { <li data-testid="patch-source" data-patch=p.name><strong>{p.name}</strong>{format!(": {} — {} ", p.title, p.source)}{link}</li> }
+            })
+            .collect();
+        (!items.is_empty()).then(|| view! { <ul class="patch-sources muted">{items}</ul> })
+    };
     let when = move || ctx.ui.frame.with(|f| format!("event {} · {}", f.event, fmt::ms(f.time)));
     view! {
         <section class="panel pane" data-testid=testid data-side=name>
@@ -591,12 +809,16 @@ fn Pane(cmp: Cmp, side: usize) -> impl IntoView {
                     <datalist id=list>{options}</datalist>
                 </label>
                 <span class="muted pane-kernel">{kernel}</span>
+                {open_run.is_some().then(|| view! { <button class="small" data-testid=format!("open-lecture-{name}") title="open this run, at this instant, in the lecture view" on:click=open>"open in the lecture view"</button> })}
                 <span class="pane-when" data-testid=format!("when-{name}") data-time=move || ctx.ui.frame.with(|f| f.time) data-event=move || ctx.ui.frame.with(|f| f.event)>{when}</span>
             </div>
             {move || error.get().map(|e| view! { <div class="scenario-error" role="alert" data-testid=format!("config-error-{name}")>{e}</div> })}
+            {sources}
             <PaneScope ctx=ctx>
                 <TimelineView />
                 <TreeView />
+                <EligibilityView />
+                <LagView />
             </PaneScope>
         </section>
     }
@@ -684,16 +906,21 @@ fn DivergencePanel(cmp: Cmp) -> impl IntoView {
     let body = move || match cmp.divergence.get() {
         Divergence::Computing => {
             let pct = |p: Ctx| p.ui.frame.with(|f| if f.finished { 100.0 } else { f.computed_time as f64 * 100.0 / p.ui.setup.with(|s| s.duration.max(1)) as f64 });
-            view! { <p class="muted" data-testid="divergence" data-state="computing">{format!("computing both runs ({:.0} %, {:.0} %) to find where they first differ…", pct(cmp.a), pct(cmp.b))}</p> }.into_any()
+            view! { <p class="muted" data-testid="divergence" data-state="computing">{format!("computing both runs ({:.0} %, {:.0} %) to find where they first behave differently…", pct(cmp.a), pct(cmp.b))}</p> }.into_any()
         }
         Divergence::Identical { records, truncated } => view! {
             <p data-testid="divergence" data-state="none">
-                <strong>"no divergence"</strong>
-                {format!(": the two event logs are identical ({records} records{})", if truncated { ", as far as they were computed" } else { "" })}
+                <strong>"no behavioural difference"</strong>
+                {format!(": every pick, switch, placement and preemption is the same, at the same time ({records} records{})", if truncated { ", as far as they were computed" } else { "" })}
             </p>
         }
         .into_any(),
-        Divergence::Found { index, base, patch } => {
+        Divergence::Found { index, base, patch, fields, window, raw_index } => {
+            let fields_text = fields.iter().map(|f| f.0).collect::<Vec<_>>().join(", ");
+            let field_rows = fields
+                .iter()
+                .map(|(name, a, b)| view! { <tr data-testid="div-field" data-field=*name><th scope="row">{*name}</th><td class="diff-field">{a.clone()}</td><td class="diff-field">{b.clone()}</td></tr> })
+                .collect_view();
             let side = |name: &'static str, s: Option<Side>| match s {
                 Some(s) => view! {
                     <div class="div-side" data-testid=format!("div-{name}") data-event=s.event data-time=s.time>
@@ -705,11 +932,40 @@ fn DivergencePanel(cmp: Cmp) -> impl IntoView {
                 .into_any(),
                 None => view! { <div class="div-side" data-testid=format!("div-{name}")><h3>{format!("{name}: its log ends here")}</h3></div> }.into_any(),
             };
+            let log = |name: &'static str, rows: Vec<LogRow>| {
+                let f: Vec<(&'static str, String, String)> = fields.clone();
+                view! {
+                    <div class="log-diff-side">
+                        <h4>{name}</h4>
+                        <table class="log-diff" data-testid=format!("log-diff-{name}")>
+                            {rows.into_iter().map(|r| {
+                                let class = if r.at { "at" } else { "" };
+                                view! {
+                                    <tr class=class data-at=r.at.to_string()>
+                                        <td class="num muted">{r.index}</td>
+                                        <td class=if r.at && f.iter().any(|x| x.0 == "time") { "num diff-field" } else { "num" }>{fmt::ms(r.time)}</td>
+                                        <td class:diff-field=r.at>{r.text}</td>
+                                    </tr>
+                                }
+                            }).collect_view()}
+                        </table>
+                    </div>
+                }
+            };
+            let [wa, wb] = window;
             view! {
-                <div data-testid="divergence" data-state="found" data-index=index>
-                    <p>{format!("The logs first differ at record {index}. What each run did there:")}</p>
+                <div data-testid="divergence" data-state="found" data-index=index data-fields=fields_text.clone()>
+                    <p>
+                        {format!("The runs first behave differently at record {index}: ")}
+                        <strong data-testid="div-fields">{format!("different {fields_text}")}</strong>
+                        {raw_index.map(|r| format!(" (the raw logs already differ at record {r}, but only in the numbers a pick saw, not in what was decided)")).unwrap_or_default()}
+                        ". What each run did there:"
+                    </p>
+                    <table class="div-fields deltas"><thead><tr><th scope="col">"field"</th><th scope="col">"base"</th><th scope="col">"patch"</th></tr></thead><tbody>{field_rows}</tbody></table>
                     {side("base", base)}
                     {side("patch", patch)}
+                    <h3>"The two logs around it"</h3>
+                    <div class="log-diff-pair">{log("base", wa)}{log("patch", wb)}</div>
                 </div>
             }
             .into_any()
@@ -717,7 +973,7 @@ fn DivergencePanel(cmp: Cmp) -> impl IntoView {
     };
     view! {
         <section class="panel divergence-panel" aria-live="polite">
-            <h2>"First difference" <span class="sub">"marked ≠ on both timelines"</span></h2>
+            <h2>"First behavioural difference" <span class="sub">"a different pick, switch, placement or preemption; marked ≠ on both timelines"</span></h2>
             {body}
         </section>
     }
@@ -744,15 +1000,44 @@ fn figure_cells(f: &Figure, runs: usize) -> impl IntoView {
         Some(c) if c < -0.05 => ("down", "▼ "),
         _ => ("same", ""),
     };
+    let sig = match f.p {
+        Some(p) if p < 0.01 => ("sig", format!("p = {p:.3} **")),
+        Some(p) if p < 0.05 => ("sig", format!("p = {p:.3} *")),
+        Some(p) => ("ns", format!("p = {p:.2}")),
+        None => ("ns", "–".to_string()),
+    };
     view! {
         <td class="num">{pm(f.base_mean, f.base_std)}</td>
         <td class="num">{pm(f.patch_mean, f.patch_std)}</td>
         <td class=format!("num change {class}")>{f.change_pct.map_or("–".to_string(), |c| format!("{arrow}{c:+.1} %"))}</td>
+        <td class=format!("num p {}", sig.0) data-testid="delta-p" title="Welch's t test over the seeds: the chance of a difference this large if the two configurations behaved alike (* p < 0.05, ** p < 0.01)">{sig.1}</td>
     }
+}
+
+/// Columns the per-task table sorts by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SortBy {
+    Task,
+    Figure,
+    Change,
+    P,
 }
 
 #[component]
 fn DeltaTableView(cmp: Cmp) -> impl IntoView {
+    let sort = RwSignal::new((SortBy::Task, false));
+    let filter = RwSignal::new(String::new());
+    let copier = crate::app::use_copier();
+    let export_error = RwSignal::new(None::<String>);
+    let head = move |label: &'static str, by: SortBy| {
+        view! {
+            <th scope="col" aria-sort=move || { let (b, d) = sort.get(); if b == by { if d { "descending" } else { "ascending" } } else { "none" } }>
+                <button class="sort" data-testid=format!("sort-{label}") on:click=move |_| sort.update(|s| *s = (by, if s.0 == by { !s.1 } else { by == SortBy::Change }))>
+                    {label}{move || { let (b, d) = sort.get(); if b == by { if d { " ▼" } else { " ▲" } } else { "" } }}
+                </button>
+            </th>
+        }
+    };
     let body = move || match cmp.deltas.get() {
         Deltas::Running { done, total } => view! {
             <div data-testid="deltas" data-state="running">
@@ -765,37 +1050,74 @@ fn DeltaTableView(cmp: Cmp) -> impl IntoView {
         Deltas::Ready(t) => {
             let runs = t.runs;
             let seeds = t.seeds.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ");
-            let rows = t
+            let f = filter.get().to_lowercase();
+            let (by, desc) = sort.get();
+            let mut rows: Vec<(&str, &Figure)> = t
                 .tasks
                 .iter()
-                .flat_map(|td| {
-                    let n = td.figures.len();
-                    td.figures.iter().enumerate().map(move |(i, f)| {
-                        view! {
-                            <tr data-testid="delta-row" data-task=td.task.clone() data-metric=f.metric>
-                                {(i == 0).then(|| view! { <th scope="rowgroup" rowspan=n>{td.task.clone()}</th> })}
-                                <td>{format!("{}{}", f.metric, if f.unit.is_empty() { String::new() } else { format!(" ({})", f.unit) })}</td>
-                                {figure_cells(f, runs)}
-                            </tr>
-                        }
-                    }).collect::<Vec<_>>()
+                .flat_map(|td| td.figures.iter().map(move |f| (td.task.as_str(), f)))
+                .filter(|(task, fig)| f.is_empty() || task.to_lowercase().contains(&f) || fig.metric.to_lowercase().contains(&f))
+                .collect();
+            let key_change = |x: &Figure| x.change_pct.map_or(0.0, f64::abs);
+            match by {
+                SortBy::Task => {}
+                SortBy::Figure => rows.sort_by_key(|r| metric_order(r.1.metric)),
+                SortBy::Change => rows.sort_by(|a, b| key_change(a.1).total_cmp(&key_change(b.1))),
+                SortBy::P => rows.sort_by(|a, b| a.1.p.unwrap_or(2.0).total_cmp(&b.1.p.unwrap_or(2.0))),
+            }
+            if desc {
+                rows.reverse();
+            }
+            let shown = rows.len();
+            let total_rows: usize = t.tasks.iter().map(|t| t.figures.len()).sum();
+            let rows = rows
+                .into_iter()
+                .map(|(task, f)| {
+                    view! {
+                        <tr data-testid="delta-row" data-task=task.to_string() data-metric=f.metric>
+                            <th scope="row">{task.to_string()}</th>
+                            <td>{format!("{}{}", f.metric, if f.unit.is_empty() { String::new() } else { format!(" ({})", f.unit) })}</td>
+                            {figure_cells(f, runs)}
+                        </tr>
+                    }
                 })
+                .collect_view();
+            let totals = t
+                .totals
+                .iter()
+                .flat_map(|w| w.figures.iter().map(move |f| (w.task.clone(), f.clone())))
+                .map(|(w, f)| view! { <tr data-testid="total-row" data-workload=w.clone()><th scope="row">{w.clone()}</th><td>{format!("Σ {}{}", f.metric, if f.unit.is_empty() { String::new() } else { format!(" ({})", f.unit) })}</td>{figure_cells(&f, runs)}</tr> })
                 .collect_view();
             let wide = t
                 .run_wide
                 .iter()
                 .map(|f| view! { <tr data-testid="run-row" data-metric=f.metric><td>{f.metric}</td>{figure_cells(f, runs)}</tr> })
                 .collect_view();
+            let t2 = t.clone();
+            let t3 = t.clone();
             view! {
-                <div data-testid="deltas" data-state="ready" data-runs=runs>
-                    <p class="muted">{format!("{runs} run{} per configuration (seeds {seeds}); mean{}; change = (patch − base) / base.", if runs == 1 { "" } else { "s" }, if runs > 1 { " ± sample std" } else { "" })}</p>
-                    <table class="deltas">
-                        <thead><tr><th scope="col">"task"</th><th scope="col">"figure"</th><th scope="col">"base"</th><th scope="col">"patch"</th><th scope="col">"change"</th></tr></thead>
+                <div data-testid="deltas" data-state="ready" data-runs=runs data-shown=shown>
+                    <p class="muted">{format!("{runs} run{} per configuration (seeds {seeds}); mean{}; change = (patch − base) / base; p: Welch's t test over the seeds.", if runs == 1 { "" } else { "s" }, if runs > 1 { " ± sample std" } else { "" })}</p>
+                    <div class="buttons">
+                        <label>"filter " <input type="search" data-testid="delta-filter" placeholder="task or figure" prop:value=move || filter.get() on:input=move |ev| filter.set(event_target_value(&ev)) /></label>
+                        <span class="muted">{format!("{shown} of {total_rows} rows")}</span>
+                        <button class="small" data-testid="delta-csv" on:click=move |_| export_error.set(crate::export::download_text("schedlab-compare.csv", "text/csv", &t2.csv()).err())>"download CSV"</button>
+                        <button class="small" data-testid="delta-copy" on:click=move |_| { if let Some(c) = copier { c.copy(t3.csv(), "The table (CSV) was copied to the clipboard.") } }>"copy CSV"</button>
+                        {move || export_error.get().map(|e| view! { <span class="warn-text">{e}</span> })}
+                    </div>
+                    <h3>"Totals per workload"</h3>
+                    <table class="deltas" data-testid="totals">
+                        <thead><tr><th scope="col">"workload"</th><th scope="col">"figure"</th><th scope="col">"base"</th><th scope="col">"patch"</th><th scope="col">"change"</th><th scope="col">"significance"</th></tr></thead>
+                        <tbody>{totals}</tbody>
+                    </table>
+                    <h3>"Per task"</h3>
+                    <table class="deltas" data-testid="delta-table">
+                        <thead><tr>{head("task", SortBy::Task)}{head("figure", SortBy::Figure)}<th scope="col">"base"</th><th scope="col">"patch"</th>{head("change", SortBy::Change)}{head("p", SortBy::P)}</tr></thead>
                         <tbody>{rows}</tbody>
                     </table>
                     <h3>"Whole run: pick_eevdf() and select_idle_sibling() counters"</h3>
                     <table class="deltas">
-                        <thead><tr><th scope="col">"counter"</th><th scope="col">"base"</th><th scope="col">"patch"</th><th scope="col">"change"</th></tr></thead>
+                        <thead><tr><th scope="col">"counter"</th><th scope="col">"base"</th><th scope="col">"patch"</th><th scope="col">"change"</th><th scope="col">"significance"</th></tr></thead>
                         <tbody>{wide}</tbody>
                     </table>
                 </div>
@@ -806,7 +1128,7 @@ fn DeltaTableView(cmp: Cmp) -> impl IntoView {
     view! {
         <section class="panel deltas-panel">
             <h2>
-                "Per task"
+                "Figures"
                 <label class="runs">
                     " over "
                     <input type="number" min="1" max="100" data-testid="runs" prop:value=move || cmp.runs.get().to_string()
@@ -819,26 +1141,30 @@ fn DeltaTableView(cmp: Cmp) -> impl IntoView {
     }
 }
 
-/// The comparison page.
+/// The table's order of a figure (for sorting by figure).
+fn metric_order(metric: &str) -> usize {
+    deltas::TASK_METRICS.iter().position(|m| m.0 == metric).unwrap_or(usize::MAX)
+}
+
+/// The comparison page built from a link (the browser tests mount it
+/// alone; the app keeps one [`Cmp`] for its lifetime and shows
+/// [`CompareView`]).
 #[component]
 pub fn ComparePage(#[prop(into)] link: Link) -> impl IntoView {
-    let preset_text = link.compare_preset.as_deref().and_then(presets::compare_by_id).map(|p| p.text);
-    let text = link.text.clone().or(preset_text.map(str::to_string)).unwrap_or_else(|| COMPARE_PRESETS[0].text.to_string());
-    let (b0, c0) = study_configs(&text).unwrap_or_else(|| ("6.6".into(), "6.18".into()));
-    let base = link.base.clone().unwrap_or(b0);
-    let patch = link.compare.clone().unwrap_or(c0);
     let big = use_context::<Ctx>().map(|c| c.ui.big);
-    let cmp = match Cmp::with_big(&text, &base, &patch, link.time.unwrap_or(0), big) {
-        Ok(c) => c,
-        Err(e) => {
-            let d = COMPARE_PRESETS[0].text;
-            let (b, c) = study_configs(d).expect("the first comparison preset has a [study] table");
-            let cmp = Cmp::new(d, &b, &c, 0).expect("the first comparison preset builds");
-            cmp.editor.set(text.clone());
-            cmp.scenario_error.set(Some(format!("The link's scenario does not build ({e}); the first preset runs meanwhile.")));
-            cmp
-        }
-    };
+    let cmp = Cmp::from_link(&link, big).0;
+    view! { <CompareView cmp=cmp /> }
+}
+
+/// A run to open in the lecture view: the scenario, its configuration's
+/// overrides and the event to show.
+pub type OpenRun = Callback<(String, Overrides, u64)>;
+
+/// The comparison page's view of `cmp`; `open_run` (the app's) opens a
+/// pane's run in the lecture view.
+#[component]
+pub fn CompareView(cmp: Cmp, #[prop(optional)] open_run: Option<OpenRun>) -> impl IntoView {
+    provide_context(OpenInLecture(open_run));
     provide_context(cmp);
     // The link, debounced, not while playing.
     let pending = StoredValue::new(None::<TimeoutHandle>);
@@ -846,6 +1172,9 @@ pub fn ComparePage(#[prop(into)] link: Link) -> impl IntoView {
         cmp.a.ui.frame.with(|f| f.event);
         cmp.b.ui.frame.with(|f| f.event);
         cmp.text.track();
+        cmp.runs.track();
+        cmp.a.ui.pinned.track();
+        cmp.a.ui.window.track();
         if cmp.playing.get() {
             return;
         }
@@ -853,6 +1182,11 @@ pub fn ComparePage(#[prop(into)] link: Link) -> impl IntoView {
             h.clear();
         }
         pending.set_value(set_timeout_with_handle(move || crate::app::set_fragment(&cmp.link()), std::time::Duration::from_millis(250)).ok());
+    });
+    on_cleanup(move || {
+        if let Some(h) = pending.try_get_value().flatten() {
+            h.clear();
+        }
     });
     // The selected CPU and the group queue are shared: when a view of one
     // pane changes them, both panes show the new choice.

@@ -455,12 +455,64 @@ impl StudyState {
     pub fn link(&self) -> Link {
         let text = self.editor.get_untracked();
         let preset = presets::study_matching(&text);
+        let sh = self.shrink.get_untracked();
         Link {
             page: Page::Study,
             study_preset: preset.map(|p| p.id.to_string()),
             text: preset.is_none().then_some(text),
+            study_seeds: sh.seeds,
+            study_loads: sh.loads,
+            study_cases: sh.cases,
             ..Default::default()
         }
+    }
+
+    /// Opens a study link: its text or preset and how it was shrunk.
+    /// Returns a message per part that could not be applied.
+    pub fn apply_link(&self, link: &Link) -> Vec<String> {
+        let mut problems = Vec::new();
+        match link.study_preset.as_deref() {
+            Some(id) => match presets::study_by_id(id) {
+                Some(p) => self.editor.set(p.text.to_string()),
+                None => problems.push(format!("The link names an unknown study preset `{id}`; the study shown is kept.")),
+            },
+            None => {
+                if let Some(t) = &link.text {
+                    self.editor.set(t.clone());
+                }
+            }
+        }
+        let mut sh = Shrink::default();
+        let choice = self.editor.with_untracked(|t| choices(t));
+        match choice {
+            Some((nseeds, loads, cases)) => {
+                if let Some(n) = link.study_seeds {
+                    if n <= nseeds {
+                        sh.seeds = (n < nseeds).then_some(n);
+                    } else {
+                        problems.push(format!("The link asks for {n} study seeds; the study has {nseeds}, all are run."));
+                    }
+                }
+                for (want, len, field, what) in [(&link.study_loads, loads.len(), &mut sh.loads, "load levels"), (&link.study_cases, cases.len(), &mut sh.cases, "cases")] {
+                    if let Some(w) = want {
+                        let ok: Vec<usize> = w.iter().copied().filter(|&i| i < len).collect();
+                        if ok.len() != w.len() || ok.is_empty() {
+                            problems.push(format!("The link's study {what} {w:?} are not all among the study's {len}; {}.", if ok.is_empty() { "all are kept" } else { "the others are kept" }));
+                        }
+                        if !ok.is_empty() && ok.len() < len {
+                            *field = Some(ok);
+                        }
+                    }
+                }
+            }
+            None => {
+                if link.study_seeds.is_some() || link.study_loads.is_some() || link.study_cases.is_some() {
+                    problems.push("The link shrinks a study, but its text has no [study] table to shrink.".to_string());
+                }
+            }
+        }
+        self.shrink.set(sh);
+        problems
     }
 }
 
@@ -572,6 +624,81 @@ fn aggregates(s: &Study, row: usize, config: usize) -> Option<(f64, f64, f64, Ve
     Some((m, sd, sw, cdf))
 }
 
+/// What the charts show, computed once for the canvas and the SVG files.
+struct Charts {
+    /// One bar chart per case: (case, title, groups).
+    bars: Vec<(String, String, Vec<BarGroup>)>,
+    cdf: (String, Vec<Series>),
+    rates: (String, Vec<Series>, Vec<String>),
+    configs: Vec<String>,
+    unit: &'static str,
+}
+
+fn charts(st: StudyState, t: &Table) -> Charts {
+    let cases: Vec<String> = {
+        let mut c: Vec<String> = t.rows.iter().map(|r| r.case.clone()).collect();
+        c.dedup();
+        c
+    };
+    let configs = t.configs.clone();
+    let bars = cases
+        .iter()
+        .map(|case| {
+            let groups: Vec<BarGroup> = st
+                .with_study(|s| {
+                    t.rows
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, r)| &r.case == case)
+                        .map(|(ri, r)| BarGroup { label: r.load.clone(), bars: (0..configs.len()).map(|c| aggregates(s, ri, c).map(|a| (a.0, a.1))).collect() })
+                        .collect()
+                })
+                .unwrap_or_default();
+            (case.clone(), format!("{case}: {} by load (mean ± std over seeds)", t.metric.name()), groups)
+        })
+        .collect();
+    let row = st.cdf_row.try_get_untracked().unwrap_or(0).min(t.rows.len().saturating_sub(1));
+    // One series per configuration, its points from the study.
+    let per_config = |points: &dyn Fn(&Study, usize) -> Vec<(f64, f64)>| -> Vec<Series> {
+        st.with_study(|s| configs.iter().enumerate().map(|(c, name)| Series { name: name.clone(), points: points(s, c) }).collect())
+            .unwrap_or_default()
+    };
+    let cdf_series = per_config(&|s, c| {
+        aggregates(s, row, c)
+            .map(|a| a.3.iter().zip(CDF_QUANTILES).map(|(&ns, q)| ((ns / 1e3).max(1.0), q)).collect())
+            .unwrap_or_default()
+    });
+    let r = t.rows.get(row).map_or(String::new(), |r| format!("{} {}", r.case, r.load));
+    let first = cases.first().cloned().unwrap_or_default();
+    let rows: Vec<usize> = t.rows.iter().enumerate().filter(|(_, r)| r.case == first).map(|(i, _)| i).collect();
+    let labels: Vec<String> = rows.iter().map(|&i| t.rows[i].load.clone()).collect();
+    let rate_series = per_config(&|s, c| rows.iter().enumerate().filter_map(|(x, &ri)| Some((x as f64, aggregates(s, ri, c)?.2))).collect());
+    Charts {
+        bars,
+        cdf: (format!("wakeup latency CDF: {r}"), cdf_series),
+        rates: (format!("{first}: context switches per simulated second"), rate_series, labels),
+        configs,
+        unit: t.unit,
+    }
+}
+
+/// Saves one chart as SVG: `which` is "bars-N", "cdf" or "rates".
+fn save_chart(st: StudyState, which: &str) -> Result<(), String> {
+    let t = st.table.get_untracked().ok_or("run the study first")?;
+    let c = charts(st, &t);
+    let (w, h) = (900, 320);
+    let svg = match which {
+        "cdf" => plots::lines_svg(w, h, &c.cdf.0, "µs (log)", "fraction of wakeups", &c.cdf.1, None, true),
+        "rates" => plots::lines_svg(w, h, &c.rates.0, "load", "switches/s", &c.rates.1, Some(&c.rates.2), false),
+        b => {
+            let i: usize = b.trim_start_matches("bars-").parse().map_err(|_| "no such chart")?;
+            let (_, title, groups) = c.bars.get(i).ok_or("no such chart")?;
+            plots::bars_svg(w, h, title, c.unit, &c.configs, groups)
+        }
+    };
+    crate::export::download_text(&format!("schedlab-study-{which}.svg"), "image/svg+xml", &svg)
+}
+
 #[component]
 fn Plots() -> impl IntoView {
     let st = use_study();
@@ -579,75 +706,29 @@ fn Plots() -> impl IntoView {
     let rates = NodeRef::<Canvas>::new();
     let bars_box = NodeRef::<leptos::html::Div>::new();
     let drawn = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<String>);
     // Redraw (in an animation frame) when the table changes.
     Effect::new(move |_| {
         st.table.track();
         st.cdf_row.track();
         request_animation_frame(move || {
-            let Some(t) = st.table.get_untracked() else { return };
+            let Some(t) = st.table.try_get_untracked().flatten() else { return };
+            let c = charts(st, &t);
             let mut n = 0;
-            let cases: Vec<String> = {
-                let mut c: Vec<String> = t.rows.iter().map(|r| r.case.clone()).collect();
-                c.dedup();
-                c
-            };
-            let configs = t.configs.clone();
-            // One bar chart per case, grouped by load.
-            if let Some(bx) = bars_box.get_untracked() {
+            if let Some(bx) = bars_box.try_get_untracked().flatten() {
                 let canvases = bx.get_elements_by_tag_name("canvas");
-                for (ci, case) in cases.iter().enumerate() {
+                for (ci, (_, title, groups)) in c.bars.iter().enumerate() {
                     let Some(el) = canvases.item(ci as u32).and_then(|e| e.dyn_into::<web_sys::HtmlCanvasElement>().ok()) else { continue };
-                    let groups: Vec<BarGroup> = st
-                        .with_study(|s| {
-                            t.rows
-                                .iter()
-                                .enumerate()
-                                .filter(|(_, r)| &r.case == case)
-                                .map(|(ri, r)| BarGroup { label: r.load.clone(), bars: (0..configs.len()).map(|c| aggregates(s, ri, c).map(|a| (a.0, a.1))).collect() })
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    n += plots::draw_bars(&el, &format!("{case}: {} by load (mean ± std over seeds)", t.metric.name()), t.unit, &configs, &groups);
+                    n += plots::draw_bars(&el, title, c.unit, &c.configs, groups);
                 }
             }
-            let row = st.cdf_row.get_untracked().min(t.rows.len().saturating_sub(1));
-            if let Some(el) = cdf.get_untracked() {
-                let series: Vec<Series> = st
-                    .with_study(|s| {
-                        configs
-                            .iter()
-                            .enumerate()
-                            .map(|(c, name)| Series {
-                                name: name.clone(),
-                                points: aggregates(s, row, c)
-                                    .map(|a| a.3.iter().zip(CDF_QUANTILES).map(|(&ns, q)| ((ns / 1e3).max(1.0), q)).collect())
-                                    .unwrap_or_default(),
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let r = t.rows.get(row).map_or(String::new(), |r| format!("{} {}", r.case, r.load));
-                n += plots::draw_lines(&el, &format!("wakeup latency CDF: {r}"), "µs (log)", "fraction of wakeups", &series, None, true);
+            if let Some(el) = cdf.try_get_untracked().flatten() {
+                n += plots::draw_lines(&el, &c.cdf.0, "µs (log)", "fraction of wakeups", &c.cdf.1, None, true);
             }
-            if let Some(el) = rates.get_untracked() {
-                let first = cases.first().cloned().unwrap_or_default();
-                let rows: Vec<usize> = t.rows.iter().enumerate().filter(|(_, r)| r.case == first).map(|(i, _)| i).collect();
-                let labels: Vec<String> = rows.iter().map(|&i| t.rows[i].load.clone()).collect();
-                let series: Vec<Series> = st
-                    .with_study(|s| {
-                        configs
-                            .iter()
-                            .enumerate()
-                            .map(|(c, name)| Series {
-                                name: name.clone(),
-                                points: rows.iter().enumerate().filter_map(|(x, &ri)| Some((x as f64, aggregates(s, ri, c)?.2))).collect(),
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                n += plots::draw_lines(&el, &format!("{first}: context switches per simulated second"), "load", "switches/s", &series, Some(&labels), false);
+            if let Some(el) = rates.try_get_untracked().flatten() {
+                n += plots::draw_lines(&el, &c.rates.0, "load", "switches/s", &c.rates.1, Some(&c.rates.2), false);
             }
-            drawn.set(n.to_string());
+            let _ = drawn.try_set(n.to_string());
         });
     });
     let cases = move || {
@@ -664,33 +745,31 @@ fn Plots() -> impl IntoView {
                 .unwrap_or_default()
         })
     };
+    let svg_button = move |which: String| {
+        view! { <button class="small" data-testid="chart-svg" data-chart=which.clone() title="save this chart as SVG" on:click=move |_| error.set(save_chart(st, &which).err())>"SVG"</button> }
+    };
     view! {
         <section class="panel plots" data-testid="study-plots" data-drawn=move || drawn.get()>
-            <h2>"Charts" <span class="sub">{move || format!("colours: {}", legend())}</span></h2>
+            <h2>"Charts" <span class="sub">{move || format!("colours: {}", legend())}</span> {move || error.get().map(|e| view! { <span class="warn-text">{e}</span> })}</h2>
             <div class="bars" node_ref=bars_box>
-                {move || cases().into_iter().map(|c| view! { <canvas class="plot" data-testid="plot-bars" aria-label=format!("{c}: the metric by load, bars per configuration")></canvas> }).collect_view()}
+                {move || cases().into_iter().enumerate().map(|(i, c)| view! {
+                    <figure>
+                        <canvas class="plot" data-testid="plot-bars" aria-label=format!("{c}: the metric by load, bars per configuration")></canvas>
+                        {svg_button(format!("bars-{i}"))}
+                    </figure>
+                }).collect_view()}
             </div>
             <div class="grid2">
                 <figure>
                     <canvas class="plot" node_ref=cdf data-testid="plot-cdf" aria-label="wakeup latency CDF of the selected row"></canvas>
-                    <figcaption class="muted">"Wakeup latency CDF of the selected row (click a case name in the table), per configuration. Several seeds are merged by averaging each quantile's value over the seeds, not by pooling the samples."</figcaption>
+                    <figcaption class="muted">{svg_button("cdf".into())}"Wakeup latency CDF of the selected row (click a case name in the table), per configuration. Several seeds are merged by averaging each quantile's value over the seeds, not by pooling the samples."</figcaption>
                 </figure>
                 <figure>
                     <canvas class="plot" node_ref=rates data-testid="plot-rates" aria-label="context switches per second by load"></canvas>
-                    <figcaption class="muted">"Context switches of the workload's tasks per simulated second, by load (first case), mean over seeds."</figcaption>
+                    <figcaption class="muted">{svg_button("rates".into())}"Context switches of the workload's tasks per simulated second, by load (first case), mean over seeds."</figcaption>
                 </figure>
             </div>
         </section>
-    }
-}
-
-fn copy_text(text: &str) -> bool {
-    let Some(w) = web_sys::window() else { return false };
-    let clip = js_sys::Reflect::get(&w.navigator(), &JsValue::from_str("clipboard")).ok().filter(|c| c.is_object());
-    let write = clip.as_ref().and_then(|c| js_sys::Reflect::get(c, &JsValue::from_str("writeText")).ok());
-    match (clip, write.and_then(|f| f.dyn_into::<js_sys::Function>().ok())) {
-        (Some(c), Some(f)) => f.call1(&c, &JsValue::from_str(text)).is_ok(),
-        _ => false,
     }
 }
 
@@ -772,6 +851,7 @@ pub fn StudyPage(on_open: Callback<String>) -> impl IntoView {
     };
     let text = move || st.table.with(|t| t.as_ref().map(|t| t.format(st.sorted.get())).unwrap_or_default());
     let copied = RwSignal::new(String::new());
+    let copier = crate::app::use_copier();
     view! {
         <div class="study-page" data-testid="study-page">
             <div class="layout">
@@ -798,9 +878,21 @@ pub fn StudyPage(on_open: Callback<String>) -> impl IntoView {
                             <button data-testid="study-cancel" disabled=move || !st.progress.with(|p| p.running) on:click=move |_| st.cancel()>"■ cancel"</button>
                             <label class="chk"><input type="checkbox" data-testid="study-sorted" prop:checked=move || st.sorted.get() on:change=move |ev| st.sorted.set(event_target_checked(&ev)) />"sorted: worst regression first"</label>
                             <button data-testid="study-copy" on:click=move |_| {
-                                let t = text();
-                                copied.set(if copy_text(&t) { "copied".into() } else { "select the text below to copy it".into() });
+                                match copier {
+                                    Some(c) => c.copy(text(), "The table (mail text) was copied to the clipboard."),
+                                    None => copied.set("open the text below and copy it".into()),
+                                }
                             }>"copy as text"</button>
+                            <button data-testid="study-mail" title="the table in the mails' format, as a .txt file" on:click=move |_| {
+                                let _ = crate::export::download_text("schedlab-study.txt", "text/plain", &text());
+                            }>"download text"</button>
+                            <button data-testid="study-csv" title="every cell with its per-seed values, as CSV" on:click=move |_| {
+                                let csv = st.table.with_untracked(|t| t.as_ref().map(|t| t.csv(st.sorted.get_untracked())));
+                                match csv {
+                                    Some(c) => { let _ = crate::export::download_text("schedlab-study.csv", "text/csv", &c); }
+                                    None => copied.set("run the study first".into()),
+                                }
+                            }>"download CSV"</button>
                             <span class="muted" role="status">{move || copied.get()}</span>
                         </div>
                         {shrink_controls}

@@ -1,7 +1,9 @@
-//! Controls: step, jump to the next pick / preemption / wakeup, play with a
-//! speed, rewind, a scrubber over the whole run, the large-font mode, and
-//! the keyboard (space: play/pause, arrows: step, shift+arrows: jump, Home:
-//! rewind).
+//! Controls: step, jump to the next event of a kind (pick, preemption,
+//! wakeup, block, migration, balance, reweight) and of one task, play with
+//! a speed, rewind, a scrubber over the whole run, quiz mode, and the
+//! keyboard (space: play/pause, arrows: step, shift+arrows: jump, Home:
+//! rewind, k / t: the next kind / task to jump to, q: quiz, r: reveal,
+//! 1…9: guess; `?` lists them).
 
 use leptos::prelude::*;
 use schedlab_engine::lab::player::Direction;
@@ -50,22 +52,7 @@ pub fn Controls() -> impl IntoView {
         )
     };
     let on_key = move |ev: web_sys::KeyboardEvent| {
-        if let Some(t) = ev.target() {
-            use wasm_bindgen::JsCast;
-            if let Some(el) = t.dyn_ref::<web_sys::Element>() {
-                let tag = el.tag_name();
-                if matches!(tag.as_str(), "TEXTAREA" | "INPUT" | "SELECT")
-                    || el
-                        .closest("textarea, input, select")
-                        .ok()
-                        .flatten()
-                        .is_some()
-                {
-                    return;
-                }
-            }
-        }
-        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+        if crate::app::typing(&ev) || ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
             return;
         }
         let handled = match (ev.key().as_str(), ev.shift_key()) {
@@ -93,9 +80,39 @@ pub fn Controls() -> impl IntoView {
                 ctx.rewind();
                 true
             }
-            ("b", _) | ("B", _) => {
-                ui.big.update(|b| *b = !*b);
+            ("k", _) => {
+                let i = Jump::ALL.iter().position(|&j| j == ui.jump.get_untracked()).unwrap_or(0);
+                ui.jump.set(Jump::ALL[(i + 1) % Jump::ALL.len()]);
                 true
+            }
+            ("t", _) => {
+                let n = ui.setup.with_untracked(|s| s.names.len() as u32);
+                ui.jump_task.update(|t| {
+                    *t = match *t {
+                        None if n > 0 => Some(0),
+                        Some(x) if x + 1 < n => Some(x + 1),
+                        _ => None,
+                    }
+                });
+                true
+            }
+            ("q", _) => {
+                ctx.set_quiz(ui.quiz.with_untracked(|q| q.is_none()));
+                true
+            }
+            ("r", _) => {
+                ctx.reveal();
+                true
+            }
+            (d, _) if d.len() == 1 && d.as_bytes()[0].is_ascii_digit() && d != "0" => {
+                let i = (d.as_bytes()[0] - b'1') as usize;
+                match ui.frame.with_untracked(|f| f.view.entities.iter().filter_map(|e| e.task).nth(i)) {
+                    Some(t) if ui.quiz.with_untracked(|q| q.is_some()) => {
+                        ctx.guess(t);
+                        true
+                    }
+                    _ => false,
+                }
             }
             _ => false,
         };
@@ -119,16 +136,28 @@ pub fn Controls() -> impl IntoView {
                 </button>
                 <button data-testid="btn-step" title="one event forward (→)" on:click=move |_| ctx.step()>"step ▶"</button>
                 <button data-testid="btn-jump" title=move || format!("next {} (shift+→)", ui.jump.get().label()) on:click=move |_| ctx.jump(Direction::Forward)>
-                    {move || format!("next {} ⇢", ui.jump.get().label())}
+                    {move || if ui.quiz.with(|q| q.as_ref().is_some_and(|q| q.asking())) { "next pick: reveal ⇢".to_string() } else { format!("next {}{} ⇢", ui.jump.get().label(), ui.jump_task.get().map_or(String::new(), |t| format!(" of {}", ui.setup.with(|s| s.name(t).to_string())))) }}
                 </button>
                 <select
                     data-testid="jump-kind"
                     title="what the jump buttons and shift+arrows look for"
-                    on:change=move |ev| ui.jump.set(Jump::from_label(&event_target_value(&ev)))
+                    on:change=move |ev| ui.jump.set(Jump::from_label(&event_target_value(&ev)).unwrap_or(Jump::Pick))
                     prop:value=move || ui.jump.get().label()
                 >
                     {Jump::ALL.iter().map(|j| view! { <option value=j.label()>{j.label()}</option> }).collect_view()}
                 </select>
+                <select
+                    data-testid="jump-task"
+                    title="jump to events of this task only (t)"
+                    on:change=move |ev| ui.jump_task.set(event_target_value(&ev).parse::<u32>().ok())
+                    prop:value=move || ui.jump_task.get().map_or(String::new(), |t| t.to_string())
+                >
+                    <option value="">"any task"</option>
+                    {move || ui.setup.with(|s| s.names.iter().enumerate().map(|(i, n)| view! { <option value=i.to_string()>{n.clone()}</option> }).collect_view())}
+                </select>
+                <button data-testid="btn-quiz" class:on=move || ui.quiz.with(|q| q.is_some())
+                    title="quiz mode: hide what comes next, let the class guess who runs next (q)"
+                    on:click=move |_| ctx.set_quiz(ui.quiz.with_untracked(|q| q.is_none()))>"? quiz"</button>
                 <label class="speed" title="simulated time per second of playing">
                     "speed "
                     <input

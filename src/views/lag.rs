@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use schedlab_engine::lab::player::LagSample;
 use schedlab_engine::lab::snapshot::CpuView;
 
+use crate::export::{save_svg, ExportButtons};
 use crate::fmt;
 use crate::state::use_ctx;
 
@@ -34,13 +35,19 @@ pub fn LagView() -> impl IntoView {
             )
         })
     };
+    let svg_box = NodeRef::<leptos::html::Div>::new();
+    let export = Callback::new(move |(light, png): (bool, bool)| {
+        let el = svg_box.get_untracked().and_then(|b| b.query_selector("svg").ok().flatten()).ok_or("nothing drawn")?;
+        let cpu = ui.frame.with_untracked(|f| f.cpu);
+        save_svg(&el, &format!("schedlab-lag-cpu{cpu}"), light, png)
+    });
     view! {
         <section class="panel lag-panel" data-testid="lag-panel">
-            <h2>"Lag" <span class="sub">{move || ui.frame.with(|f| format!("CPU {} · lag = w·(V − v), ms of service", f.cpu))}</span></h2>
-            {move || {
+            <h2>"Lag" <span class="sub">{move || ui.frame.with(|f| format!("CPU {} · lag = w·(V − v), ms of service{}", f.cpu, if f.view.eevdf { "" } else { " (CFS does not use it: V is shown as the weighted mean vruntime)" }))}</span> <ExportButtons name="lag" target=export /></h2>
+            <div class="svg-fit" node_ref=svg_box>{move || {
                 let scale = if ui.big.get() { 1.5 } else { 1.0 };
                 ui.frame.with(|f| lag_svg(&f.view, &f.history, scale))
-            }}
+            }}</div>
             <div class="lag-sum" data-testid="lag-sum" data-value=move || ui.frame.with(|f| f.view.weighted_lag_sum)>{sum}</div>
         </section>
     }
@@ -96,7 +103,8 @@ fn lag_svg(v: &CpuView, history: &[LagSample], scale: f64) -> impl IntoView {
             view! {
                 <g data-testid="lag-row" data-name=e.name.clone() data-lag=e.lag>
                     <title>{tip}</title>
-                    <text x=NAME_W - 8.0 y=y + ROW * 0.62 class="row-label" text-anchor="end">{format!("{}{}", if e.curr { "▶ " } else { "" }, e.name)}</text>
+                    <text x=NAME_W - 14.0 y=y + ROW * 0.62 class="row-label" text-anchor="end">{format!("{}{}", if e.curr { "▶ " } else { "" }, e.name)}</text>
+                    {e.task.map(|t| view! { <rect x=NAME_W - 11.0 y=y + 7.0 width=8.0 height=ROW - 14.0 style=format!("fill:{}", fmt::task_color(t)) class="swatch-rect" /> })}
                     <rect x=x y=y + 5.0 width=width.max(1.0) height=ROW - 10.0 class=class />
                     <text x=VAL_X y=y + ROW * 0.62 class="lag-val">{val}</text>
                     <line x1=SPARK_X y1=y + ROW / 2.0 x2=SPARK_X + SPARK_W y2=y + ROW / 2.0 class="spark-zero" />
@@ -106,7 +114,7 @@ fn lag_svg(v: &CpuView, history: &[LagSample], scale: f64) -> impl IntoView {
         })
         .collect_view();
     view! {
-        <svg class="lag" data-testid="lag" viewBox=format!("0 0 {W} {height}") width=W * scale height=height * scale>
+        <svg class="lag" data-testid="lag" viewBox=format!("0 0 {W} {height}") width=W * scale height=height * scale style=format!("max-width:100%;height:auto;aspect-ratio:{W}/{height}")>
             <text x=zero y=14.0 class="tick" text-anchor="middle">"0"</text>
             <text x=NAME_W y=14.0 class="tick">{format!("−{}", fmt::ms(max as u64))}</text>
             <text x=NAME_W + BAR_W y=14.0 class="tick" text-anchor="end">{format!("+{}", fmt::ms(max as u64))}</text>

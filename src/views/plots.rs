@@ -107,7 +107,7 @@ impl Frame {
     }
 }
 
-fn text(b: &mut CanvasBackend, s: &str, at: (i32, i32), size: f64, h: HPos, v: VPos) {
+fn text<B: DrawingBackend>(b: &mut B, s: &str, at: (i32, i32), size: f64, h: HPos, v: VPos) {
     let style = Text { size, color: color(INK), anchor: Pos::new(h, v), rotate: false };
     let _ = b.draw_text(s, &style, at);
 }
@@ -131,7 +131,7 @@ fn prepare(canvas: &web_sys::HtmlCanvasElement, height: u32) -> Option<CanvasBac
 }
 
 /// Axes, grid and y tick labels of a frame.
-fn axes(b: &mut CanvasBackend, f: &Frame, y_label: &str, title: &str) {
+fn axes<B: DrawingBackend>(b: &mut B, f: &Frame, y_label: &str, title: &str) {
     let step = fmt::nice_step(f.y.1 - f.y.0, 5.0).max(1e-12);
     let mut y = (f.y.0 / step).ceil() * step;
     let mut n = 0;
@@ -177,7 +177,7 @@ pub fn short_num(x: f64) -> String {
 }
 
 /// The legend, right-aligned on the title line.
-fn legend(b: &mut CanvasBackend, f: &Frame, names: &[String]) {
+fn legend<B: DrawingBackend>(b: &mut B, f: &Frame, names: &[String]) {
     let width: i32 = names.iter().map(|n| 24 + n.chars().count() as i32 * 6).sum();
     let mut x = (f.right as i32 - width).max(f.left as i32);
     for (i, n) in names.iter().enumerate() {
@@ -200,14 +200,37 @@ pub struct BarGroup {
 pub fn draw_bars(canvas: &web_sys::HtmlCanvasElement, title: &str, y_label: &str, configs: &[String], groups: &[BarGroup]) -> usize {
     let Some(mut b) = prepare(canvas, 240) else { return 0 };
     let (w, h) = (canvas.width() as f64, canvas.height() as f64);
+    bars_on(&mut b, w, h, title, y_label, configs, groups)
+}
+
+/// [`draw_bars`] as an SVG document of `w` × `h` px.
+pub fn bars_svg(w: u32, h: u32, title: &str, y_label: &str, configs: &[String], groups: &[BarGroup]) -> String {
+    svg_doc(w, h, |b| {
+        bars_on(b, w as f64, h as f64, title, y_label, configs, groups);
+    })
+}
+
+/// Draws on an SVG backend on a white background.
+fn svg_doc(w: u32, h: u32, f: impl FnOnce(&mut plotters_svg::SVGBackend)) -> String {
+    let mut out = String::new();
+    {
+        let mut b = plotters_svg::SVGBackend::with_string(&mut out, (w, h));
+        let _ = b.draw_rect((0, 0), (w as i32, h as i32), &color((255, 255, 255)), true);
+        f(&mut b);
+        let _ = b.present();
+    }
+    out
+}
+
+fn bars_on<B: DrawingBackend>(b: &mut B, w: f64, h: f64, title: &str, y_label: &str, configs: &[String], groups: &[BarGroup]) -> usize {
     let top = groups
         .iter()
         .flat_map(|g| g.bars.iter().flatten())
         .map(|(m, s)| m + s)
         .fold(0.0f64, f64::max);
     let f = Frame { left: 58.0, top: 40.0, right: w - 10.0, bottom: h - 26.0, x: (0.0, 1.0), y: (0.0, if top > 0.0 { top * 1.1 } else { 1.0 }), log_x: false };
-    axes(&mut b, &f, y_label, title);
-    legend(&mut b, &f, configs);
+    axes(b, &f, y_label, title);
+    legend(b, &f, configs);
     let gw = (f.right - f.left) / groups.len().max(1) as f64;
     let n = configs.len().max(1) as f64;
     let bw = (gw * 0.8 / n).max(2.0);
@@ -227,7 +250,7 @@ pub fn draw_bars(canvas: &web_sys::HtmlCanvasElement, title: &str, y_label: &str
             let _ = b.draw_line((xm - 3, yb), (xm + 3, yb), &ink);
             drawn += 1;
         }
-        text(&mut b, &g.label, ((f.left + gw * (gi as f64 + 0.5)) as i32, f.bottom as i32 + 4), 11.0, HPos::Center, VPos::Top);
+        text(b, &g.label, ((f.left + gw * (gi as f64 + 0.5)) as i32, f.bottom as i32 + 4), 11.0, HPos::Center, VPos::Top);
     }
     drawn
 }
@@ -252,6 +275,29 @@ pub fn draw_lines(
 ) -> usize {
     let Some(mut b) = prepare(canvas, 240) else { return 0 };
     let (w, h) = (canvas.width() as f64, canvas.height() as f64);
+    lines_on(&mut b, w, h, title, x_label, y_label, series, x_labels, log_x)
+}
+
+/// [`draw_lines`] as an SVG document of `w` × `h` px.
+#[allow(clippy::too_many_arguments)]
+pub fn lines_svg(w: u32, h: u32, title: &str, x_label: &str, y_label: &str, series: &[Series], x_labels: Option<&[String]>, log_x: bool) -> String {
+    svg_doc(w, h, |b| {
+        lines_on(b, w as f64, h as f64, title, x_label, y_label, series, x_labels, log_x);
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn lines_on<B: DrawingBackend>(
+    b: &mut B,
+    w: f64,
+    h: f64,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    x_labels: Option<&[String]>,
+    log_x: bool,
+) -> usize {
     let pts = || series.iter().flat_map(|s| s.points.iter().copied()).filter(|p| p.0.is_finite() && p.1.is_finite());
     let (mut x0, mut x1) = pts().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
     let y1 = pts().fold(0.0f64, |a, p| a.max(p.1));
@@ -274,20 +320,20 @@ pub fn draw_lines(
         y: (0.0, if y1 > 0.0 { y1 * 1.08 } else { 1.0 }),
         log_x,
     };
-    axes(&mut b, &f, y_label, title);
-    legend(&mut b, &f, &series.iter().map(|s| s.name.clone()).collect::<Vec<_>>());
+    axes(b, &f, y_label, title);
+    legend(b, &f, &series.iter().map(|s| s.name.clone()).collect::<Vec<_>>());
     // x ticks.
     match x_labels {
         Some(labels) => {
             for (i, l) in labels.iter().enumerate() {
-                text(&mut b, l, (f.px(i as f64), f.bottom as i32 + 4), 11.0, HPos::Center, VPos::Top);
+                text(b, l, (f.px(i as f64), f.bottom as i32 + 4), 11.0, HPos::Center, VPos::Top);
             }
         }
         None if log_x => {
             let mut t = 10f64.powf(x0.log10().floor());
             while t <= x1 * 1.0001 {
                 if t >= x0 {
-                    text(&mut b, &short_num(t), (f.px(t), f.bottom as i32 + 4), 11.0, HPos::Center, VPos::Top);
+                    text(b, &short_num(t), (f.px(t), f.bottom as i32 + 4), 11.0, HPos::Center, VPos::Top);
                 }
                 t *= 10.0;
             }
@@ -296,17 +342,20 @@ pub fn draw_lines(
             let step = fmt::nice_step(x1 - x0, 5.0).max(1e-12);
             let mut t = (x0 / step).ceil() * step;
             while t <= x1 {
-                text(&mut b, &short_num(t), (f.px(t), f.bottom as i32 + 4), 11.0, HPos::Center, VPos::Top);
+                text(b, &short_num(t), (f.px(t), f.bottom as i32 + 4), 11.0, HPos::Center, VPos::Top);
                 t += step;
             }
         }
     }
-    text(&mut b, x_label, (f.right as i32, f.bottom as i32 + 16), 11.0, HPos::Right, VPos::Top);
+    text(b, x_label, (f.right as i32, f.bottom as i32 + 16), 11.0, HPos::Right, VPos::Top);
     let mut drawn = 0;
     for (i, s) in series.iter().enumerate() {
         let c = color(series_color(i));
         let path: Vec<(i32, i32)> = s.points.iter().filter(|p| p.0.is_finite() && p.1.is_finite()).map(|&(x, y)| (f.px(x), f.py(y))).collect();
-        let _ = b.draw_path(path.iter().copied(), &Stroke(c, 2));
+        // Earlier series are drawn wider, so identical series stay visible
+        // (a thin line inside a wide one) instead of hiding each other.
+        let width = 2 + 2 * (series.len() - 1 - i) as u32;
+        let _ = b.draw_path(path.iter().copied(), &Stroke(c, width));
         for &(x, y) in &path {
             let _ = b.draw_rect((x - 2, y - 2), (x + 2, y + 2), &c, true);
         }
@@ -318,6 +367,22 @@ pub fn draw_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The SVG export draws what the canvas draws: one rect per bar (and
+    /// per legend entry, and the background), each series' points.
+    #[test]
+    fn charts_export_as_svg() {
+        let configs = vec!["6.6".to_string(), "6.6+sis-filter".to_string()];
+        let groups = vec![BarGroup { label: "1 group".into(), bars: vec![Some((1.0, 0.1)), Some((0.9, 0.05))] }];
+        let svg = bars_svg(640, 240, "hackbench", "s", &configs, &groups);
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"), "{svg}");
+        // background + 2 legend swatches + 2 bars
+        assert_eq!(svg.matches("<rect").count(), 5, "{svg}");
+        assert!(svg.contains("\nhackbench\n") && svg.contains("\n1 group\n"), "{svg}");
+        let series = vec![Series { name: "a".into(), points: vec![(1.0, 0.5), (10.0, 0.9), (100.0, 1.0)] }];
+        let svg = lines_svg(640, 240, "cdf", "µs", "fraction", &series, None, true);
+        assert_eq!(svg.matches("<polyline").count(), 1, "{svg}");
+    }
 
     #[test]
     fn axis_numbers_are_short() {

@@ -19,6 +19,7 @@ use schedlab_engine::lab::timeline::{Arrow, ArrowKind, MarkItem, MarkKind, Span,
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::CanvasRenderingContext2d;
 
+use crate::export::{save_canvas, ExportButtons};
 use crate::fmt;
 use crate::perf;
 use crate::state::{use_ctx, Ctx, Setup};
@@ -118,20 +119,21 @@ pub fn lanes(s: &Setup) -> Lanes {
 
 /// The marked instant (the comparison's first difference): magenta, which
 /// no task palette entry or marker kind uses.
-pub const MARKER_COLOR: &str = "#d6409f";
+pub const MARKER_COLOR: &str = "#c51b7d";
 
-/// Marker colours by kind (also in the legend).
+/// Marker colours by kind (also in the legend): all dark, so that they
+/// never collide with a task's light colour ([`crate::fmt::TASK_COLORS`]).
 pub fn mark_color(k: MarkKind) -> &'static str {
     match k {
-        MarkKind::Tick => "#7d8590",
-        MarkKind::Wakeup => "#e5484d",
-        MarkKind::Short => "#f76b15",
-        MarkKind::Yield => "#8e4ec6",
-        MarkKind::Block => "#0d74ce",
-        MarkKind::Exit => "#1a1a1a",
-        MarkKind::Balance => "#12a594",
-        MarkKind::Nice => "#a18072",
-        MarkKind::Other => "#b0b4ba",
+        MarkKind::Tick => "#4d4d4d",
+        MarkKind::Wakeup => "#a50f15",
+        MarkKind::Short => "#8c3b00",
+        MarkKind::Yield => "#5b1a8b",
+        MarkKind::Block => "#08306b",
+        MarkKind::Exit => "#000000",
+        MarkKind::Balance => "#00441b",
+        MarkKind::Nice => "#4a3b00",
+        MarkKind::Other => "#3d3d5c",
     }
 }
 
@@ -177,10 +179,11 @@ pub fn TimelineView() -> impl IntoView {
         Rc::new(move || {
             tl.borrow_mut().pending = false;
             let mut t = tl.borrow_mut();
+            // A frame requested before the view was unmounted draws nothing.
             if let Some(n) = draw_timeline(ctx, canvas, &mut t) {
-                stats.set(n);
-                if note.get_untracked() != t.note {
-                    note.set(t.note.clone());
+                let _ = stats.try_set(n);
+                if note.try_get_untracked().is_some_and(|n| n != t.note) {
+                    let _ = note.try_set(t.note.clone());
                 }
             }
         })
@@ -206,6 +209,7 @@ pub fn TimelineView() -> impl IntoView {
             ui.setup.track();
             ui.big.track();
             ui.marker.track();
+            ui.quiz.with(|q| q.as_ref().map(|q| q.revealed));
             schedule();
         });
     }
@@ -216,7 +220,7 @@ pub fn TimelineView() -> impl IntoView {
     }
 
     let time_at = move |x: f64| -> Option<(f64, Window)> {
-        let el = canvas.get_untracked()?;
+        let el = canvas.try_get_untracked().flatten()?;
         let w = el.client_width() as f64 - LABEL_W;
         let win = window_of(ui, w)?;
         Some((win.t0 + (x - LABEL_W) * win.ns_per_px, win))
@@ -341,10 +345,15 @@ pub fn TimelineView() -> impl IntoView {
         .filter(|k| !matches!(k, MarkKind::Nice | MarkKind::Other))
         .map(|&k| view! { <span class="lg-mark"><i style=format!("background:{}", mark_color(k))></i>{k.label()}</span> })
         .collect_view();
+    let export = Callback::new(move |(_light, png): (bool, bool)| {
+        let el = canvas.get_untracked().ok_or("no timeline drawn")?;
+        save_canvas(&el, "schedlab-timeline", png)
+    });
     view! {
         <section class="panel timeline-panel" data-testid="timeline-panel">
             <h2>
                 "Timeline"
+                <ExportButtons name="timeline" target=export />
                 <span class="sub">{move || ui.setup.with(|s| format!("{} CPUs, grouped by socket / LLC / core", s.nr_cpus()))}</span>
                 <button class="small" on:click=move |_| ui.window.set(None) title="show the whole run (double-click)">"whole run"</button>
                 <span class="sub" data-testid="timeline-note">{move || note.get()}</span>
@@ -408,7 +417,7 @@ fn css_var(style: Option<&web_sys::CssStyleDeclaration>, name: &str, fallback: &
 /// Draws the whole canvas; returns a summary of what was drawn.
 fn draw_timeline(ctx: Ctx, canvas: NodeRef<Canvas>, tl: &mut Tl) -> Option<String> {
     let t_start = perf::now();
-    let el = canvas.get_untracked()?;
+    let el = canvas.try_get_untracked().flatten()?;
     let ui = ctx.ui;
     let gen = ui.setup.try_with_untracked(|s| s.gen)?;
     if tl.lanes_gen != gen || tl.lanes.cpus.is_empty() {
@@ -570,7 +579,8 @@ fn draw_timeline(ctx: Ctx, canvas: NodeRef<Canvas>, tl: &mut Tl) -> Option<Strin
     let big = ui.big.try_get_untracked().unwrap_or(false);
     let k = if big { 1.35 } else { 1.0 };
     g.set_fill_style_str(&muted);
-    let font = ((lh - 2.0).clamp(8.0, 12.0) * k).round();
+    // Projector mode: labels of 18 px (every few lanes where lanes are thin).
+    let font = if big { 18.0 } else { (lh - 2.0).clamp(8.0, 12.0).round() };
     g.set_font(&format!("{font}px ui-monospace, monospace"));
     g.set_text_align("right");
     g.set_text_baseline("middle");
@@ -587,7 +597,7 @@ fn draw_timeline(ctx: Ctx, canvas: NodeRef<Canvas>, tl: &mut Tl) -> Option<Strin
     }
     // Socket / LLC groups: a rule between them and the name written
     // vertically along the group.
-    g.set_font(&format!("{}px system-ui, sans-serif", (10.0 * k).round()));
+    g.set_font(&format!("{}px system-ui, sans-serif", if big { 18.0 } else { 10.0 }));
     g.set_text_align("center");
     for (i, (row, label)) in lanes.groups.iter().enumerate() {
         let top = lanes.y[*row];
@@ -671,12 +681,19 @@ fn draw_timeline(ctx: Ctx, canvas: NodeRef<Canvas>, tl: &mut Tl) -> Option<Strin
             let _ = g.fill_text("computing…", x + 6.0, AXIS_H + 10.0);
         }
     }
-    // The future, dimmed, and the cursor.
+    // The future, dimmed (in quiz mode, while asking, hidden), and the
+    // cursor.
     let cx = LABEL_W + win.x(time);
+    let hide = ui.quiz.try_with_untracked(|q| q.as_ref().is_some_and(|q| q.asking())).unwrap_or(false);
     if cx < css_w {
-        g.set_fill_style_str(&dim);
+        let bg = css_var(style.as_ref(), "--panel", "#ffffff");
+        g.set_fill_style_str(if hide { &bg } else { &dim });
         let from = cx.max(LABEL_W);
         g.fill_rect(from, AXIS_H, css_w - from, css_h - AXIS_H);
+        if hide {
+            g.set_fill_style_str(&muted);
+            let _ = g.fill_text("quiz: the future is hidden", from + 8.0, AXIS_H + 14.0);
+        }
     }
     if (LABEL_W..=css_w).contains(&cx) {
         g.set_fill_style_str(&accent);
@@ -708,7 +725,7 @@ fn draw_timeline(ctx: Ctx, canvas: NodeRef<Canvas>, tl: &mut Tl) -> Option<Strin
             g.line_to(mx - 6.0, AXIS_H - 6.0);
             g.close_path();
             g.fill();
-            g.set_font(&format!("bold {}px system-ui, sans-serif", (11.0 * k).round()));
+            g.set_font(&format!("bold {}px system-ui, sans-serif", if big { 18.0 } else { 11.0 }));
             let right = mx + 150.0 > css_w;
             g.set_text_align(if right { "right" } else { "left" });
             let _ = g.fill_text(&m.label, if right { mx - 9.0 } else { mx + 9.0 }, AXIS_H + 10.0);
@@ -717,7 +734,7 @@ fn draw_timeline(ctx: Ctx, canvas: NodeRef<Canvas>, tl: &mut Tl) -> Option<Strin
     }
     // Time axis.
     g.set_fill_style_str(&fg);
-    g.set_font(&format!("{}px system-ui, sans-serif", (11.0 * k).round()));
+    g.set_font(&format!("{}px system-ui, sans-serif", if big { 18.0 } else { 11.0 }));
     g.set_text_align("center");
     let span = win.ns_per_px * win.width;
     let step = fmt::nice_step(span, (plot_w / 110.0).max(2.0));

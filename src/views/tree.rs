@@ -10,8 +10,10 @@
 use std::collections::HashMap;
 
 use leptos::prelude::*;
+use schedlab_engine::lab::explain::pick_reason_label;
 use schedlab_engine::lab::snapshot::{CpuView, TreeNode};
 
+use crate::export::{save_svg, ExportButtons};
 use crate::fmt;
 use crate::state::{use_ctx, Ctx, PickInfo};
 
@@ -49,9 +51,10 @@ pub fn layout(tree: &[TreeNode]) -> Vec<(f64, f64, usize)> {
         .collect()
 }
 
+/// A name that fits under a node (DX wide at the tree's font).
 fn short(name: &str) -> String {
-    if name.chars().count() > 9 {
-        format!("{}…", name.chars().take(8).collect::<String>())
+    if name.chars().count() > 11 {
+        format!("{}…", name.chars().take(10).collect::<String>())
     } else {
         name.to_string()
     }
@@ -94,9 +97,10 @@ pub fn TreeView() -> impl IntoView {
                 } else {
                     format!("event {}", p.event)
                 };
+                let cfs = !ui.setup.with(|s| s.eevdf);
                 format!(
-                    "last pick ({ago}): {who} · {:?} · visited {} node{}",
-                    p.reason,
+                    "last pick ({ago}): {who} · {} · visited {} node{}",
+                    pick_reason_label(p.reason, cfs),
                     p.path.len(),
                     if p.path.len() == 1 { "" } else { "s" }
                 )
@@ -159,27 +163,54 @@ pub fn TreeView() -> impl IntoView {
             </nav>
         })
     };
+    // A click on a node: in quiz mode a guess (a task's entity), else a
+    // group's entity opens its queue.
     let on_group = move |se: u32| {
+        if ui.quiz.with_untracked(|q| q.as_ref().is_some_and(|q| q.asking())) {
+            if let Some(t) = ui.frame.with_untracked(|f| f.view.entities.iter().find(|e| e.entity == se).and_then(|e| e.task)) {
+                ctx.guess(t);
+                return;
+            }
+        }
         if let Some(g) = group_of(ctx, se) {
             ctx.open_group(Some(g));
         }
     };
+    let svg_box = NodeRef::<leptos::html::Div>::new();
+    let export = Callback::new(move |(light, png): (bool, bool)| {
+        let el = svg_box.get_untracked().and_then(|b| b.query_selector("svg").ok().flatten()).ok_or("no tree drawn")?;
+        let cpu = ui.frame.with_untracked(|f| f.cpu);
+        save_svg(&el, &format!("schedlab-tree-cpu{cpu}"), light, png)
+    });
+    let cfs = move || !ui.setup.with(|s| s.eevdf);
     view! {
         <section class="panel tree-panel" data-testid="tree-panel">
-            <h2>"Run queue tree" <span class="sub">{header}</span> {follow}</h2>
+            <h2>"Run queue tree" <span class="sub">{header}</span> {follow} <ExportButtons name="tree" target=export /></h2>
             {path}
             <div class="pick-line" data-testid="pick-line">{pick_line}</div>
-            <div class="svg-scroll">{move || {
+            <div class="svg-fit" node_ref=svg_box>{move || {
                 let scale = if ui.big.get() { 1.5 } else { 1.0 };
-                ui.frame.with(|f| tree_svg(&f.view, f.pick.as_ref(), scale, on_group))
+                let quiz = ui.quiz.with(|q| q.as_ref().is_some_and(|q| q.asking()));
+                ui.frame.with(|f| tree_svg(&f.view, if quiz { None } else { f.pick.as_ref() }, scale, on_group))
             }}</div>
             <div class="legend">
                 <span class="lg red-node">"red"</span>
                 <span class="lg black-node">"black"</span>
-                <span class="lg elig-ring">"eligible (v ≤ V)"</span>
-                <span class="lg leftmost-ring">"cached leftmost"</span>
-                <span class="lg path-step">"1 2 3 pick_eevdf() walk"</span>
-                <span class="muted">"numbers: key / augmented min, ms relative to min_vruntime"</span>
+                <span class="lg task-ring">"ring: the task's colour"</span>
+                {move || if cfs() {
+                    view! {
+                        <span class="lg leftmost-ring">"cached leftmost (runs next unless a buddy)"</span>
+                        <span class="lg">"N / L / S: next, last, skip buddy"</span>
+                        <span class="muted">"key: vruntime, ms relative to min_vruntime (CFS keys the tree by vruntime)"</span>
+                    }.into_any()
+                } else {
+                    view! {
+                        <span class="lg elig-ring">"eligible (v ≤ V)"</span>
+                        <span class="lg leftmost-ring">"cached leftmost"</span>
+                        <span class="lg path-step">"1 2 3 pick_eevdf() walk"</span>
+                        <span class="muted">"numbers: key / augmented min, ms relative to min_vruntime"</span>
+                    }.into_any()
+                }}
             </div>
         </section>
     }
@@ -202,6 +233,7 @@ fn tree_svg(
     on_group: impl Fn(u32) + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     let base = v.min_vruntime;
+    let cfs = !v.eevdf;
     let pos = layout(&v.tree);
     let max_depth = pos.iter().map(|p| p.2).max().unwrap_or(0);
     let width = (CURR_W + 48.0 + DX * v.tree.len().max(1) as f64).max(360.0);
@@ -209,7 +241,24 @@ fn tree_svg(
     let names: HashMap<u32, (&str, bool, Option<u32>)> = v
         .entities
         .iter()
-        .map(|e| (e.entity, (e.name.as_str(), e.eligible, e.task)))
+        .map(|e| (e.entity, (e.name.as_str(), e.eligible && !cfs, e.task)))
+        .collect();
+    let buddies: HashMap<u32, String> = v
+        .entities
+        .iter()
+        .map(|e| {
+            let mut b = String::new();
+            if cfs && e.next_buddy {
+                b.push('N');
+            }
+            if e.last_buddy {
+                b.push('L');
+            }
+            if e.skip_buddy {
+                b.push('S');
+            }
+            (e.entity, b)
+        })
         .collect();
     let index: HashMap<u32, usize> = v
         .tree
@@ -251,14 +300,20 @@ fn tree_svg(
             let step = step_of(n.entity);
             let key = fmt::rel_s(n.key, base);
             let aug = fmt::rel_s(n.aug_min, base);
-            let tip = format!(
-                "{name} (entity {})\n{}: {key} ms\naugmented min: {aug} ms\nmin slice in subtree: {}\n{}{}",
-                n.entity,
-                if v.sorted_by_deadline { "deadline (key)" } else { "vruntime (key)" },
-                fmt::ms(n.min_slice),
-                if n.red { "red" } else { "black" },
-                if eligible { ", eligible" } else { ", not eligible" }
-            );
+            let tip = if cfs {
+                format!("{name} (entity {})\nvruntime (key): {key} ms\n{}", n.entity, if n.red { "red" } else { "black" })
+            } else {
+                format!(
+                    "{name} (entity {})\n{}: {key} ms\naugmented min: {aug} ms\nmin slice in subtree: {}\n{}{}",
+                    n.entity,
+                    if v.sorted_by_deadline { "deadline (key)" } else { "vruntime (key)" },
+                    fmt::ms(n.min_slice),
+                    if n.red { "red" } else { "black" },
+                    if eligible { ", eligible" } else { ", not eligible" }
+                )
+            };
+            let ring = task.map(fmt::task_color);
+            let buddy = buddies.get(&n.entity).cloned().unwrap_or_default();
             view! {
                 <g
                     class=if group { "tree-node group-node" } else { "tree-node" }
@@ -267,7 +322,7 @@ fn tree_svg(
                     role=group.then_some("button")
                     tabindex=group.then_some("0")
                     aria-label=group.then(|| format!("open group {name}'s queue"))
-                    on:click=move |_| { if group { on_group(se) } }
+                    on:click=move |_| on_group(se)
                     on:keydown=move |ev: web_sys::KeyboardEvent| { if group && (ev.key() == "Enter" || ev.key() == " ") { ev.prevent_default(); on_group(se) } }
                     data-entity=n.entity
                     data-parent=n.parent.map(|p| p.to_string()).unwrap_or_default()
@@ -279,9 +334,11 @@ fn tree_svg(
                     {leftmost.then(|| view! { <circle cx=x cy=y r=R + 8.0 class="leftmost-ring" data-testid="tree-leftmost" /> })}
                     {picked.then(|| view! { <circle cx=x cy=y r=R + 11.0 class="picked-ring" data-testid="tree-picked" /> })}
                     <circle cx=x cy=y r=R class=if n.red { "node red" } else { "node black" } />
-                    <text x=x y=y + 4.0 class="node-name" text-anchor="middle">{short(name)}</text>
-                    <text x=x y=y + R + 14.0 class="node-num" text-anchor="middle">{key}</text>
-                    <text x=x y=y + R + 26.0 class="node-num aug" text-anchor="middle">{format!("↓{aug}")}</text>
+                    {ring.map(|c| view! { <circle cx=x cy=y r=R - 3.0 class="task-ring" style=format!("stroke:{c}") /> })}
+                    <text x=x y=y + 5.0 class="node-key" text-anchor="middle">{key}</text>
+                    <text x=x y=y + R + 15.0 class="node-name" text-anchor="middle">{short(name)}</text>
+                    {(!cfs).then(|| view! { <text x=x y=y + R + 29.0 class="node-num aug" text-anchor="middle">{format!("↓{aug}")}</text> })}
+                    {(!buddy.is_empty()).then(|| view! { <text x=x - R * 0.9 y=y - R * 0.8 class="node-tag buddy" text-anchor="middle" data-testid="tree-buddy">{buddy.clone()}</text> })}
                     {leftmost.then(|| view! { <text x=x y=y - R - 12.0 class="node-tag" text-anchor="middle">"leftmost"</text> })}
                     {step.map(|s| view! {
                         <g class="path-step" data-testid="tree-path-step">
@@ -297,29 +354,38 @@ fn tree_svg(
     // The running entity, kept out of the tree.
     let curr = v.entities.iter().find(|e| e.curr).map(|e| {
         let picked = e.task.is_some() && e.task == picked_task;
-        let lines = vec![
-            format!("vruntime {}", fmt::rel_s(e.vruntime, base)),
-            format!("deadline {}", fmt::rel_s(e.deadline, base)),
-            format!("lag {}", fmt::ms_signed(e.lag)),
-            format!(
-                "{}{}",
-                if e.eligible {
-                    "eligible"
-                } else {
-                    "not eligible"
-                },
-                if e.protected { ", protected" } else { "" }
-            ),
-        ];
-        (e.name.clone(), picked, lines)
+        let lines = if cfs {
+            vec![
+                format!("vruntime {}", fmt::rel_s(e.vruntime, base)),
+                format!("ran {:.2} of", e.cfs_ran as f64 / 1e6),
+                format!("sched_slice {:.2} ms", e.cfs_slice as f64 / 1e6),
+                format!("wakeup_gran {:.2} ms", e.wakeup_gran as f64 / 1e6),
+            ]
+        } else {
+            vec![
+                format!("vruntime {}", fmt::rel_s(e.vruntime, base)),
+                format!("deadline {}", fmt::rel_s(e.deadline, base)),
+                format!("lag {}", fmt::ms_signed(e.lag)),
+                format!(
+                    "{}{}",
+                    if e.eligible {
+                        "eligible"
+                    } else {
+                        "not eligible"
+                    },
+                    if e.protected { ", protected" } else { "" }
+                ),
+            ]
+        };
+        (e.name.clone(), picked, lines, e.entity)
     });
     let curr_box = match curr {
-        Some((name, picked, lines)) => view! {
-            <g data-testid="tree-curr" class=if picked { "curr picked" } else { "curr" }>
+        Some((name, picked, lines, se)) => view! {
+            <g data-testid="tree-curr" data-entity=se class=if picked { "curr picked" } else { "curr" } on:click=move |_| on_group(se)>
                 <rect x=8.0 y=TOP - 4.0 width=CURR_W height=112.0 rx=8.0 class="curr-box" />
-                <text x=18.0 y=TOP + 14.0 class="curr-title">{format!("running: {name}")}</text>
+                <text x=18.0 y=TOP + 14.0 class="curr-title">{format!("running: {}", short(&name))}</text>
                 {lines.into_iter().enumerate().map(|(i, l)| view! {
-                    <text x=18.0 y=TOP + 34.0 + 16.0 * i as f64 class="curr-line">{l}</text>
+                    <text x=18.0 y=TOP + 34.0 + 17.0 * i as f64 class="curr-line">{l}</text>
                 }).collect_view()}
                 <text x=18.0 y=TOP + 124.0 class="node-tag">{if picked { "picked; not in the tree (curr)" } else { "curr: not in the tree" }}</text>
             </g>
@@ -341,9 +407,11 @@ fn tree_svg(
             class="tree"
             data-testid="tree"
             data-nodes=v.tree.len()
+            data-cfs=cfs.to_string()
             width=width * scale
             height=height * scale
             viewBox=format!("0 0 {width} {height}")
+            style=format!("max-width:100%;height:auto;aspect-ratio:{width}/{height}")
         >
             {curr_box}
             {edges}

@@ -16,12 +16,16 @@ use crate::lab::snapshot::EntityView;
 use crate::lab::trace::{Cause, Entry, PickReason, Record, Verdict};
 use crate::kernel::sched::weight::sdiff;
 
-/// The explanation of one event: its most telling sentence, and one
-/// sentence per record in log order.
+/// The explanation of one event: its most telling sentence (chosen by
+/// [`headline_rank`]), one sentence per record in log order, and the
+/// frame of reference of the numbers, said once.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Explanation {
     pub headline: String,
     pub lines: Vec<String>,
+    /// Where vruntimes, deadlines and V are measured from ("ms relative to
+    /// min_vruntime of CPU 0's root queue"); empty when no line has any.
+    pub note: String,
 }
 
 /// Explains one log entry, using `sim` as it is right after the entry's
@@ -47,41 +51,217 @@ pub fn explain_event(sim: &Simulation, log: &Log, entries: &[Entry]) -> Explanat
             } else {
                 "No scheduling decision in this event: the running task's program moved on (a burst ended or overhead was paid).".to_string()
             },
-            lines: Vec::new(),
+            ..Default::default()
         };
     }
     let records: Vec<Record> = entries.iter().map(|e| e.record).collect();
     let cx = Cx { sim, paths: &log.paths, records: &records };
     let lines: Vec<String> = (0..records.len()).map(|i| cx.sentence(i)).collect();
-    let best = (0..records.len()).max_by_key(|&i| (weight(&records[i]), std::cmp::Reverse(i))).unwrap();
-    Explanation { headline: lines[best].clone(), lines }
+    let best = headline_index(&records).unwrap_or(0);
+    let note = cx.note(&records);
+    Explanation { headline: lines[best].clone(), lines, note }
 }
 
-/// How telling a record is, for choosing the headline.
-fn weight(r: &Record) -> u32 {
+/// Which record of an event names it: the one of the lowest
+/// [`headline_rank`], the earliest of those on a tie.
+pub fn headline_index(records: &[Record]) -> Option<usize> {
+    (0..records.len()).min_by_key(|&i| (headline_rank(&records[i]), i))
+}
+
+/// The headline rule: what caused an event comes before what followed
+/// from it. One event often holds a chain (a task blocks → update_curr()
+/// finds its slice used up → the next pick → the switch); the headline is
+/// the first link that explains the rest:
+///
+/// 1. a task left the CPU of its own accord: it blocked or went to sleep
+///    (also when DELAY_DEQUEUE keeps it queued), exited, or was stopped;
+/// 2. the load balancer moved a task (a balance pull or an active-balance
+///    push), whatever preemption the moved task then caused;
+/// 3. a wakeup preempted the running task (the preemption check said so,
+///    or PREEMPT_SHORT cancelled its protection);
+/// 4. the running task's slice ended (its request was used up, its
+///    protection lapsed, or CFS found it a slice ahead);
+/// 5. a task changed its own terms: reweight, nice, yield, custom slice;
+/// 6. a wakeup or fork that preempted nobody: a delayed task requeued,
+///    why the wakee did not preempt, where it was placed, that it woke;
+/// 7. a delayed entity completing its dequeue;
+/// 8. the pick and the switch on their own;
+/// 9. everything else: channels and futexes, idle exits, going idle, a
+///    pinned placement, the tick.
+pub fn headline_rank(r: &Record) -> u8 {
     match r {
-        Record::WakeupCheck { verdict: Verdict::Preempt, .. } => 100,
-        Record::Livelock { .. } => 95,
-        Record::Resched { cause: Cause::IdleCpu { .. }, .. } => 45,
-        Record::Resched { .. } => 90,
-        Record::Migrate { .. } => 85,
-        Record::Block { delayed: true, .. } | Record::Wakeup { delayed: true, .. } => 80,
-        Record::WakeupCheck { .. } => 75,
-        Record::Placement { how, .. } if !matches!(how, Placed::Pinned) => 70,
-        Record::Pick { task: NIL, .. } => 25,
-        Record::Pick { .. } => 60,
-        Record::Reweight { .. } => 58,
-        Record::Block { .. } => 55,
-        Record::Yield { .. } | Record::Nice { .. } | Record::Slice { .. } | Record::Exit { .. } => 50,
-        Record::DelayedDequeue { .. } => 45,
-        Record::Wakeup { .. } => 40,
-        Record::Fork { .. } => 35,
-        Record::Switch { .. } => 30,
-        Record::Placement { .. } => 20,
-        Record::Tick { .. } => 10,
-        // Kinds added to the engine after this file: middle weight.
+        Record::Block { .. } | Record::Exit { .. } | Record::Livelock { .. } => 10,
+        Record::Migrate { .. } | Record::Resched { cause: Cause::ActiveBalance, .. } => 20,
+        Record::WakeupCheck { verdict: Verdict::Preempt, .. } => 30,
+        Record::Resched { cause: Cause::WakeupPreempt { .. } | Cause::IdlePreempted { .. } | Cause::ShortPreempted, .. } => 31,
+        Record::Resched { cause: Cause::SliceExpired | Cause::ProtectLapsed | Cause::VruntimeAhead, .. } => 40,
+        Record::Reweight { .. } | Record::Nice { .. } | Record::Resched { cause: Cause::PrioChanged, .. } => 50,
+        Record::Yield { .. } | Record::Slice { .. } => 51,
+        Record::Wakeup { delayed: true, .. } => 60,
+        Record::WakeupCheck { .. } => 61,
+        Record::Placement { how, .. } if !matches!(how, Placed::Pinned) => 62,
+        Record::Wakeup { .. } | Record::Resched { cause: Cause::IdleCpu { .. }, .. } => 63,
+        Record::Fork { .. } => 64,
+        Record::DelayedDequeue { .. } => 70,
+        Record::Pick { task, .. } if *task != NIL => 80,
+        Record::Switch { .. } => 81,
+        Record::Chan { .. } | Record::Signal { .. } | Record::Wait { .. } => 90,
+        Record::IdleExit { .. } | Record::Pick { .. } | Record::Placement { .. } => 91,
+        Record::Tick { .. } => 99,
+        // Kinds added to the engine after this rule: before the tick.
         #[allow(unreachable_patterns)]
-        _ => 40,
+        _ => 95,
+    }
+}
+
+/// Kinds of events the lecture view can jump between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// A pick of a task (not going idle).
+    Pick,
+    /// An involuntary context switch: the running task was preempted.
+    Preemption,
+    Wakeup,
+    /// A task blocked or went to sleep.
+    Block,
+    /// A task changed CPU: a load-balance move, or a wakeup placed away
+    /// from its previous CPU.
+    Migration,
+    /// The load balancer at work: a pull (detach_task()/attach_task()) or
+    /// an active-balance push.
+    Balance,
+    /// A weight changed: a group entity's reweight, or nice.
+    Reweight,
+}
+
+impl EventKind {
+    pub const ALL: [EventKind; 7] = [
+        EventKind::Pick,
+        EventKind::Preemption,
+        EventKind::Wakeup,
+        EventKind::Block,
+        EventKind::Migration,
+        EventKind::Balance,
+        EventKind::Reweight,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            EventKind::Pick => "pick",
+            EventKind::Preemption => "preemption",
+            EventKind::Wakeup => "wakeup",
+            EventKind::Block => "block",
+            EventKind::Migration => "migration",
+            EventKind::Balance => "balance",
+            EventKind::Reweight => "reweight",
+        }
+    }
+
+    pub fn from_label(s: &str) -> Option<EventKind> {
+        EventKind::ALL.into_iter().find(|k| k.label() == s)
+    }
+
+    /// Whether `r` is an event of this kind.
+    pub fn matches(self, r: &Record) -> bool {
+        match self {
+            EventKind::Pick => matches!(r, Record::Pick { task, .. } if *task != NIL),
+            EventKind::Preemption => matches!(r, Record::Switch { prev, voluntary: false, .. } if *prev != NIL),
+            EventKind::Wakeup => matches!(r, Record::Wakeup { .. }),
+            EventKind::Block => matches!(r, Record::Block { .. }),
+            EventKind::Migration => match *r {
+                Record::Migrate { .. } => true,
+                Record::Placement { prev, cpu, how, .. } => cpu != prev && !matches!(how, Placed::Idlest),
+                _ => false,
+            },
+            EventKind::Balance => matches!(r, Record::Migrate { .. } | Record::Resched { cause: Cause::ActiveBalance, .. }),
+            EventKind::Reweight => matches!(r, Record::Reweight { .. } | Record::Nice { .. }),
+        }
+    }
+}
+
+/// The tasks a record is about (up to two: e.g. prev and next of a switch).
+pub fn record_tasks(r: &Record) -> [Option<u32>; 2] {
+    let t = |x: u32| (x != NIL).then_some(x);
+    match *r {
+        Record::Fork { task, .. }
+        | Record::Wakeup { task, .. }
+        | Record::Block { task, .. }
+        | Record::DelayedDequeue { task, .. }
+        | Record::Yield { task, .. }
+        | Record::Nice { task, .. }
+        | Record::Slice { task, .. }
+        | Record::Exit { task, .. }
+        | Record::Livelock { task }
+        | Record::Placement { task, .. }
+        | Record::Migrate { task, .. }
+        | Record::Chan { task, .. }
+        | Record::Wait { task, .. } => [t(task), None],
+        Record::Pick { task, .. } => [t(task), None],
+        Record::WakeupCheck { curr, wakee, .. } => [t(wakee), t(curr)],
+        Record::Resched { curr, .. } => [t(curr), None],
+        Record::Switch { prev, next, .. } => [t(prev), t(next)],
+        Record::Signal { task, target, .. } => [t(task), t(target)],
+        Record::Tick { .. } | Record::IdleExit { .. } | Record::Reweight { .. } => [None, None],
+    }
+}
+
+/// One record in a few words, from the record alone (no state): the
+/// comparison's log diff, where each line stands for itself.
+pub fn describe(names: &[String], r: &Record) -> String {
+    let n = |t: u32| if t == NIL { "idle".to_string() } else { names.get(t as usize).cloned().unwrap_or_else(|| format!("task {t}")) };
+    let ms = |x: u64| format!("{:.3}", x as f64 / 1e6);
+    match *r {
+        Record::Fork { task, cpu } => format!("fork {} on CPU {cpu}", n(task)),
+        Record::Wakeup { task, cpu, delayed } => format!("wakeup {} on CPU {cpu}{}", n(task), if delayed { " (delayed: requeued)" } else { "" }),
+        Record::Block { task, cpu, delayed } => format!("block {} on CPU {cpu}{}", n(task), if delayed { " (delayed dequeue)" } else { "" }),
+        Record::DelayedDequeue { task, cpu } => format!("delayed dequeue of {} completes on CPU {cpu}", n(task)),
+        Record::WakeupCheck { cpu, curr, wakee, verdict } => format!("wakeup check CPU {cpu}: {} vs {}: {verdict:?}", n(wakee), n(curr)),
+        Record::Resched { cpu, curr, cause } => format!("resched CPU {cpu} ({}): {cause:?}", n(curr)),
+        Record::Pick { cpu, task, v, vruntime, deadline, .. } => {
+            format!("pick CPU {cpu}: {} (v {}, deadline {}, V {})", n(task), ms(vruntime), ms(deadline), ms(v))
+        }
+        Record::Switch { cpu, prev, next, voluntary } => {
+            format!("switch CPU {cpu}: {} → {}{}", n(prev), n(next), if voluntary || prev == NIL { "" } else { " (preempted)" })
+        }
+        Record::Yield { task, cpu } => format!("yield {} on CPU {cpu}", n(task)),
+        Record::Nice { task, nice } => format!("nice {} = {nice}", n(task)),
+        Record::Slice { task, slice, applied } => format!("slice {} = {} ms{}", n(task), ms(slice), if applied { "" } else { " (ignored)" }),
+        Record::Exit { task, cpu } => format!("exit {} on CPU {cpu}", n(task)),
+        Record::Tick { cpu } => format!("tick CPU {cpu}"),
+        Record::Livelock { task } => format!("livelock: {} stopped", n(task)),
+        Record::Placement { task, prev, cpu, how, .. } => format!("placement {} → CPU {cpu} (was {prev}; {})", n(task), placed_label(how)),
+        Record::Migrate { task, from, to } => format!("balance moves {} CPU {from} → {to}", n(task)),
+        Record::Chan { task, ch, send, n: k, blocked } => {
+            format!("{} {} {k} on channel {ch}{}", n(task), if send { "sends" } else { "receives" }, if blocked { ", blocks" } else { "" })
+        }
+        Record::Signal { task, target, woke } => format!("{} wakes {}{}", n(task), n(target), if woke { "" } else { " (not waiting)" }),
+        Record::Wait { task, blocked } => format!("{} waits{}", n(task), if blocked { ", blocks" } else { ", goes on" }),
+        Record::IdleExit { cpu, latency } => format!("CPU {cpu} leaves idle ({:.1} µs)", latency as f64 / 1e3),
+        Record::Reweight { cpu, group, old, new, .. } => format!("reweight group {group} on CPU {cpu}: {:.1} → {:.1}", old as f64 / 1024.0, new as f64 / 1024.0),
+    }
+}
+
+/// How a pick chose, in the kernel's words (for the tree's pick line).
+pub fn pick_reason_label(r: PickReason, cfs: bool) -> &'static str {
+    if cfs {
+        return match r {
+            PickReason::Single => "pick_next_entity(): the only runnable entity",
+            PickReason::Buddy => "pick_next_entity(): the next buddy (cfs_rq->next)",
+            PickReason::LastBuddy => "pick_next_entity(): the last buddy (cfs_rq->last)",
+            PickReason::SkipAvoided => "pick_next_entity(): the leftmost is the skip buddy, the second runs",
+            _ => "pick_next_entity(): the leftmost, the smallest vruntime",
+        };
+    }
+    match r {
+        PickReason::Single => "pick_eevdf(): the only runnable entity",
+        PickReason::Protected => "pick_eevdf(): curr is eligible and protect_slice() holds (RUN_TO_PARITY)",
+        PickReason::Leftmost => "pick_eevdf(): the leftmost (earliest deadline) is eligible, the O(1) fast path",
+        PickReason::HeapSearch => "pick_eevdf(): __pick_eevdf() walked the augmented tree",
+        PickReason::Curr => "pick_eevdf(): curr beat the tree's best",
+        PickReason::Buddy => "pick_eevdf(): the next buddy is eligible (PICK_BUDDY)",
+        PickReason::Fallback => "pick_eevdf(): nothing eligible found, the leftmost is taken",
+        PickReason::LastBuddy => "the last buddy",
+        PickReason::SkipAvoided => "the skip buddy was avoided",
     }
 }
 
@@ -114,22 +294,122 @@ impl Cx<'_> {
         s.rqs.get(cpu as usize).map_or(0, |rq| s.cfs_rqs[rq.cfs as usize].min_vruntime)
     }
 
-    /// A vruntime or deadline relative to the CPU's min_vruntime, in ms.
+    /// A vruntime or deadline relative to the CPU's root min_vruntime, in ms.
     fn rv(&self, cpu: u32, x: u64) -> String {
         format!("{:.3}", sdiff(x, self.base(cpu)) as f64 / 1e6)
     }
 
-    fn entity(&self, cpu: u32, task: u32) -> Option<EntityView> {
+    /// The run queue a task's own entity is queued on (a group's queue
+    /// when the task is in a cgroup), and that entity.
+    fn task_q(&self, task: u32) -> Option<(u32, u32)> {
         let s = self.sim.sched();
-        if task == NIL || cpu as usize >= s.rqs.len() {
-            return None;
-        }
-        s.cpu_view(cpu, &self.sim.info.task_names).entities.into_iter().find(|e| e.task == Some(task))
+        let se = s.tasks.get(task as usize)?.se;
+        Some((s.ents.get(se as usize)?.cfs_rq, se))
     }
 
-    fn v(&self, cpu: u32) -> u64 {
+    /// A vruntime or deadline relative to queue `q`'s min_vruntime, in ms.
+    fn rq(&self, q: u32, x: u64) -> String {
+        let base = self.sim.sched().cfs_rqs.get(q as usize).map_or(0, |c| c.min_vruntime);
+        format!("{:.3}", sdiff(x, base) as f64 / 1e6)
+    }
+
+    /// V of queue `q`.
+    fn vq(&self, q: u32) -> u64 {
+        self.sim.sched().avg_vruntime(q)
+    }
+
+    /// Queue `q`'s entity `se` as the views see it (None when not queued).
+    fn ent(&self, q: u32, se: u32) -> Option<EntityView> {
         let s = self.sim.sched();
-        s.avg_vruntime(s.rqs[cpu as usize].cfs)
+        if q as usize >= s.cfs_rqs.len() {
+            return None;
+        }
+        s.queue_view(q, &self.sim.info.task_names).entities.into_iter().find(|e| e.entity == se)
+    }
+
+    /// A task's entity in its own queue, with that queue.
+    fn entity_q(&self, task: u32) -> Option<(u32, EntityView)> {
+        let (q, se) = self.task_q(task)?;
+        Some((q, self.ent(q, se)?))
+    }
+
+    /// Where a queue is: "" for a CPU's root queue, " in [g]'s queue" for
+    /// a group's.
+    fn qwhere(&self, q: u32) -> String {
+        let s = self.sim.sched();
+        let Some(c) = s.cfs_rqs.get(q as usize) else { return String::new() };
+        if s.rqs.get(c.cpu as usize).is_some_and(|rq| rq.cfs == q) {
+            String::new()
+        } else {
+            format!(" in [{}]'s queue", s.groups.get(c.tg as usize).map_or("?", |g| g.name.as_str()))
+        }
+    }
+
+    /// The name of an entity: its task's, or [group] for a group entity.
+    fn ent_name(&self, se: u32) -> String {
+        let s = self.sim.sched();
+        match s.ents.get(se as usize) {
+            Some(e) if e.task != NIL => self.name(e.task),
+            Some(e) if e.tg != NIL => format!("[{}]", s.groups.get(e.tg as usize).map_or("?", |g| g.name.as_str())),
+            _ => format!("se {se}"),
+        }
+    }
+
+    /// The note on the frame of reference, for the queues the records
+    /// quote numbers from.
+    fn note(&self, records: &[Record]) -> String {
+        let mut queues: Vec<String> = Vec::new();
+        for r in records {
+            let q = match *r {
+                Record::Pick { cpu, task, .. } if task != NIL => self.sim.sched().rqs.get(cpu as usize).map(|rq| rq.cfs),
+                Record::Wakeup { task, .. } | Record::Block { task, .. } => self.task_q(task).map(|x| x.0),
+                Record::Resched { curr, cause: Cause::SliceExpired, .. } => self.task_q(curr).map(|x| x.0),
+                Record::WakeupCheck { curr, wakee, .. } if curr != NIL && wakee != NIL => self.matching(curr, wakee).map(|m| m.0),
+                _ => None,
+            };
+            if let Some(q) = q {
+                let cpu = self.sim.sched().cfs_rqs[q as usize].cpu;
+                let w = self.qwhere(q);
+                let name = if w.is_empty() { format!("CPU {cpu}'s root queue") } else { format!("{} on CPU {cpu}", w.trim_start().trim_start_matches("in ")) };
+                if !queues.contains(&name) {
+                    queues.push(name);
+                }
+            }
+        }
+        if queues.is_empty() {
+            return String::new();
+        }
+        format!("vruntimes, deadlines and V: ms relative to the min_vruntime of {} (each queue keeps its sums against its own)", queues.join(", and of "))
+    }
+
+    /// The entities of a running and a waking task that the preemption
+    /// check compares (find_matching_se(): siblings on one queue), and
+    /// that queue.
+    fn matching(&self, curr: u32, wakee: u32) -> Option<(u32, u32, u32)> {
+        let s = self.sim.sched();
+        let a = s.tasks.get(curr as usize)?.se;
+        let b = s.tasks.get(wakee as usize)?.se;
+        let cpu_of = |se: u32| s.ents.get(se as usize).and_then(|e| s.cfs_rqs.get(e.cfs_rq as usize)).map(|c| c.cpu);
+        if cpu_of(a).is_none() || cpu_of(a) != cpu_of(b) {
+            return None;
+        }
+        let (a, b) = s.find_matching_se_pub(a, b);
+        Some((s.ents[a as usize].cfs_rq, a, b))
+    }
+
+    /// When a task is in a cgroup, the root queue picks its group's
+    /// entity (whose numbers the pick record holds): " (through [g])".
+    fn through(&self, task: u32) -> String {
+        let s = self.sim.sched();
+        let Some(mut se) = s.tasks.get(task as usize).map(|t| t.se) else { return String::new() };
+        while let Some(p) = s.ents.get(se as usize).map(|e| e.parent).filter(|&p| p != NIL) {
+            se = p;
+        }
+        if s.ents.get(se as usize).is_some_and(|e| e.task == NIL) {
+            format!(" (through {}'s entity, whose numbers these are)", self.ent_name(se))
+        } else {
+            String::new()
+        }
     }
 
     fn feat(&self, f: Feature) -> bool {
@@ -139,11 +419,6 @@ impl Cx<'_> {
     /// EEVDF is off: the v5.15 CFS pick and preemption rules apply.
     fn cfs(&self) -> bool {
         !self.feat(Feature::EEVDF)
-    }
-
-    /// The pick on `cpu` among this event's records.
-    fn pick_on(&self, cpu: u32) -> Option<Record> {
-        self.records.iter().rev().copied().find(|r| matches!(*r, Record::Pick { cpu: c, .. } if c == cpu))
     }
 
     fn sentence(&self, i: usize) -> String {
@@ -274,22 +549,25 @@ impl Cx<'_> {
 
     fn wakeup(&self, task: u32, cpu: u32, delayed: bool) -> String {
         let name = self.name(task);
+        let eq = self.entity_q(task);
         if delayed {
-            return match self.entity(cpu, task) {
-                Some(e) => format!(
-                    "{name} woke on CPU {cpu} while still queued as a delayed entity (DELAY_DEQUEUE): it is requeued in place, keeping vruntime {} and lag {}.",
-                    self.rv(cpu, e.vruntime),
+            return match eq {
+                Some((q, e)) => format!(
+                    "{name} woke on CPU {cpu}{} while still queued as a delayed entity (DELAY_DEQUEUE): it is requeued in place, keeping vruntime {} and lag {}.",
+                    self.qwhere(q),
+                    self.rq(q, e.vruntime),
                     ms_signed(e.lag)
                 ),
                 None => format!("{name} woke on CPU {cpu} while still queued as a delayed entity (DELAY_DEQUEUE): it is requeued in place."),
             };
         }
-        match self.entity(cpu, task) {
-            Some(e) => {
+        match eq {
+            Some((q, e)) => {
                 if self.cfs() {
                     return format!(
-                        "{name} woke up on CPU {cpu}: CFS place_entity() puts it at max(its vruntime, min_vruntime − sleeper credit), here vruntime {}.",
-                        self.rv(cpu, e.vruntime)
+                        "{name} woke up on CPU {cpu}{}: CFS place_entity() puts it at max(its vruntime, min_vruntime − sleeper credit), here vruntime {}.",
+                        self.qwhere(q),
+                        self.rq(q, e.vruntime)
                     );
                 }
                 let how = if self.feat(Feature::PLACE_LAG) {
@@ -298,11 +576,12 @@ impl Cx<'_> {
                     "PLACE_LAG is off: place_entity() puts it at V with zero lag"
                 };
                 format!(
-                    "{name} woke up on CPU {cpu}: {how}, so vruntime {} against V {} (lag {}), deadline {} ms = vruntime + slice {}.",
-                    self.rv(cpu, e.vruntime),
-                    self.rv(cpu, self.v(cpu)),
+                    "{name} woke up on CPU {cpu}{}: {how}, so vruntime {} against V {} (lag {}), deadline {} ms = vruntime + slice {}.",
+                    self.qwhere(q),
+                    self.rq(q, e.vruntime),
+                    self.rq(q, self.vq(q)),
                     ms_signed(e.lag),
-                    self.rv(cpu, e.deadline),
+                    self.rq(q, e.deadline),
                     ms(e.slice)
                 )
             }
@@ -313,7 +592,7 @@ impl Cx<'_> {
     fn block(&self, task: u32, cpu: u32, delayed: bool) -> String {
         let name = self.name(task);
         if delayed {
-            let lag = self.entity(cpu, task).map(|e| format!(" ({})", ms_signed(e.lag))).unwrap_or_default();
+            let lag = self.entity_q(task).map(|(_, e)| format!(" ({})", ms_signed(e.lag))).unwrap_or_default();
             format!(
                 "{name} went to sleep on CPU {cpu} with negative lag{lag}: DELAY_DEQUEUE keeps it queued and competing (delayed) until pick_eevdf() would pick it, so its negative lag is worked off while it sleeps."
             )
@@ -324,46 +603,51 @@ impl Cx<'_> {
 
     fn wakeup_check(&self, cpu: u32, curr: u32, wakee: u32, verdict: Verdict) -> String {
         let (a, b) = (self.name(curr), self.name(wakee));
-        let ea = self.entity(cpu, curr);
-        let eb = self.entity(cpu, wakee);
+        // The two entities the check compared, siblings on one queue.
+        let m = self.matching(curr, wakee);
+        let (ea, eb, q) = match m {
+            Some((q, sa, sb)) => (self.ent(q, sa), self.ent(q, sb), q),
+            None => (None, None, self.sim.sched().rqs.get(cpu as usize).map_or(0, |rq| rq.cfs)),
+        };
+        let wq = self.qwhere(q);
+        // In a group's queue, say which entities stand for the tasks.
+        let (na, nb) = match m {
+            Some((_, sa, sb)) if !wq.is_empty() || self.ent_name(sa) != a || self.ent_name(sb) != b => (self.ent_name(sa), self.ent_name(sb)),
+            _ => (a.clone(), b.clone()),
+        };
+        let stand = if na != a || nb != b { format!(" ({nb} stands for {b}, {na} for {a})") } else { String::new() };
         if self.cfs() && matches!(verdict, Verdict::Preempt | Verdict::NotPicked) {
             let nums = match (&ea, &eb) {
-                (Some(ea), Some(eb)) => format!(" ({b}'s vruntime {} vs {a}'s {})", self.rv(cpu, eb.vruntime), self.rv(cpu, ea.vruntime)),
+                (Some(ea), Some(eb)) => format!(" ({nb}'s vruntime {} vs {na}'s {}{wq})", self.rq(q, eb.vruntime), self.rq(q, ea.vruntime)),
                 _ => String::new(),
             };
             return if verdict == Verdict::Preempt {
-                format!("{b} preempted {a} on CPU {cpu} (CFS): its vruntime is more than the wakeup granularity behind {a}'s{nums}.")
+                format!("{b} preempted {a} on CPU {cpu} (CFS check_preempt_wakeup()): its vruntime is more than the wakeup granularity behind {a}'s{nums}{stand}.")
             } else {
-                format!("{b} woke on CPU {cpu} but does not preempt {a} (CFS): its vruntime is not far enough behind {a}'s (wakeup_preempt_entity(), within the wakeup granularity){nums}.")
+                format!("{b} woke on CPU {cpu} but does not preempt {a} (CFS): its vruntime is not far enough behind {a}'s (wakeup_preempt_entity(), within the wakeup granularity){nums}{stand}.")
             };
         }
+        let v = self.vq(q);
         match verdict {
             Verdict::Preempt => {
-                // The pick in this event saw the wakee's numbers and V; the
-                // preempted task is still queued with its deadline.
-                let (bv, bvr, bd) = match self.pick_on(cpu) {
-                    Some(Record::Pick { task, v, vruntime, deadline, .. }) if task == wakee => (v, vruntime, deadline),
-                    _ => match &eb {
-                        Some(eb) => (self.v(cpu), eb.vruntime, eb.deadline),
-                        None => return format!("{b} preempted {a} on CPU {cpu}."),
-                    },
-                };
-                let b_ok = format!("is eligible (v {} ≤ V {})", self.rv(cpu, bvr), self.rv(cpu, bv));
+                let Some(eb) = &eb else { return format!("{b} preempted {a} on CPU {cpu}.") };
+                let b_ok = format!("is eligible (v {} ≤ V {})", self.rq(q, eb.vruntime), self.rq(q, v));
                 match &ea {
-                    Some(ea) if sdiff(bd, ea.deadline) < 0 => format!(
-                        "{b} preempted {a} on CPU {cpu}: {b} woke with deadline {} ms < {a}'s {} ms and {b_ok}.",
-                        self.rv(cpu, bd),
-                        self.rv(cpu, ea.deadline)
+                    Some(ea) if sdiff(eb.deadline, ea.deadline) < 0 => format!(
+                        "{b} preempted {a} on CPU {cpu}{wq}: {nb} woke with deadline {} ms < {na}'s {} ms and {b_ok}{}{stand}.",
+                        self.rq(q, eb.deadline),
+                        self.rq(q, ea.deadline),
+                        if ea.eligible { String::new() } else { format!("; {na} has just become ineligible (v {} > V), so its slice protection no longer holds", self.rq(q, ea.vruntime)) }
                     ),
-                    Some(ea) if sdiff(ea.vruntime, bv) > 0 => format!(
-                        "{b} preempted {a} on CPU {cpu}: {a} is no longer eligible (v {} > V {}) while {b} {b_ok}, deadline {} ms.",
-                        self.rv(cpu, ea.vruntime),
-                        self.rv(cpu, bv),
-                        self.rv(cpu, bd)
+                    Some(ea) if !ea.eligible => format!(
+                        "{b} preempted {a} on CPU {cpu}{wq}: {na} is no longer eligible (v {} > V {}) while {nb} {b_ok}, deadline {} ms{stand}.",
+                        self.rq(q, ea.vruntime),
+                        self.rq(q, v),
+                        self.rq(q, eb.deadline)
                     ),
                     _ => format!(
-                        "{b} preempted {a} on CPU {cpu}: {b} {b_ok} and has the earliest deadline of the eligible entities ({} ms).",
-                        self.rv(cpu, bd)
+                        "{b} preempted {a} on CPU {cpu}{wq}: {nb} {b_ok} and has the earliest deadline of the eligible entities ({} ms){stand}.",
+                        self.rq(q, eb.deadline)
                     ),
                 }
             }
@@ -379,22 +663,22 @@ impl Cx<'_> {
             Verdict::NotPicked => {
                 let why = match (&ea, &eb) {
                     (Some(ea), _) if ea.protected => format!(
-                        "{a} is still protected (RUN_TO_PARITY{}) until it has used its request",
+                        "{na} is still protected (RUN_TO_PARITY{}) until it has used its request",
                         if self.feat(Feature::VPROT) { ", vprot" } else { "" }
                     ),
                     (_, Some(eb)) if !eb.eligible => format!(
-                        "{b} is not eligible: its vruntime {} is past V {} (it has received more than its share)",
-                        self.rv(cpu, eb.vruntime),
-                        self.rv(cpu, self.v(cpu))
+                        "{nb} is not eligible{wq}: its vruntime {} is past V {} (it has received more than its share)",
+                        self.rq(q, eb.vruntime),
+                        self.rq(q, v)
                     ),
                     (Some(ea), Some(eb)) if sdiff(eb.deadline, ea.deadline) >= 0 => format!(
-                        "{a}'s deadline {} ms comes before {b}'s {} ms",
-                        self.rv(cpu, ea.deadline),
-                        self.rv(cpu, eb.deadline)
+                        "{na}'s deadline {} ms comes before {nb}'s {} ms{wq}",
+                        self.rq(q, ea.deadline),
+                        self.rq(q, eb.deadline)
                     ),
-                    _ => format!("pick_eevdf() still chooses {a}"),
+                    _ => format!("pick_eevdf() still chooses {na}"),
                 };
-                format!("{b} woke on CPU {cpu} but does not preempt {a}: {why}.")
+                format!("{b} woke on CPU {cpu} but does not preempt {a}: {why}{stand}.")
             }
             #[allow(unreachable_patterns)]
             other => format!("{b} woke on CPU {cpu} and does not preempt {a} ({other:?})."),
@@ -409,8 +693,8 @@ impl Cx<'_> {
         match cause {
             Cause::SliceExpired => {
                 let nums = self
-                    .entity(cpu, curr)
-                    .map(|e| format!(" (request {}; new deadline {} ms, V {})", ms(e.slice), self.rv(cpu, e.deadline), self.rv(cpu, self.v(cpu))))
+                    .entity_q(curr)
+                    .map(|(q, e)| format!(" (request {}; new deadline {} ms, V {}{})", ms(e.slice), self.rq(q, e.deadline), self.rq(q, self.vq(q)), self.qwhere(q)))
                     .unwrap_or_default();
                 format!(
                     "{a} used up its request on CPU {cpu}: update_deadline() gave it a new deadline one slice later{nums}, and the CPU reschedules to pick the earliest eligible deadline."
@@ -453,7 +737,7 @@ impl Cx<'_> {
                 "Single" => "the only runnable entity".to_string(),
                 _ => "the leftmost entity, the smallest vruntime".to_string(),
             };
-            return format!("pick_next_entity() (CFS) on CPU {cpu} chose {b}: {why} (vruntime {}).", self.rv(cpu, vruntime));
+            return format!("pick_next_entity() (CFS) on CPU {cpu} chose {b}{}: {why} (vruntime {}).", self.through(task), self.rv(cpu, vruntime));
         }
         let nums = format!("vruntime {} ≤ V {}, deadline {} ms", self.rv(cpu, vruntime), self.rv(cpu, v), self.rv(cpu, deadline));
         let why = match reason {
@@ -472,7 +756,7 @@ impl Cx<'_> {
             #[allow(unreachable_patterns)]
             other => format!("{other:?} ({nums})"),
         };
-        format!("pick_eevdf() on CPU {cpu} chose {b}: {why}.")
+        format!("pick_eevdf() on CPU {cpu} chose {b}{}: {why}.", self.through(task))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -653,11 +937,10 @@ program = "loop { run 100us; sleep 5ms }"
             .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
             .filter_map(|s| s.parse::<f64>().ok())
             .collect();
-        // [cpu 0, deadline B, deadline A, v, V]
+        // [cpu 0, deadline B, deadline A, v, V, ...]
         assert!(nums.len() >= 5, "{nums:?}");
-        let n = nums.len();
-        assert!(nums[n - 4] < nums[n - 3], "{nums:?}");
-        assert!(nums[n - 2] <= nums[n - 1], "{nums:?}");
+        assert!(nums[1] < nums[2], "{nums:?}");
+        assert!(nums[3] <= nums[4], "{nums:?}");
         // The wakeup line says where it was placed.
         assert!(ex.lines.iter().any(|l| l.starts_with("sleeper woke up on CPU 0")), "{ex:?}");
     }

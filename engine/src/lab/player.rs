@@ -506,6 +506,15 @@ impl Player {
         }
     }
 
+    /// The first pick of a task on `cpu` after event `k` (the answer to
+    /// "who runs next here?"; going idle is skipped); computes up to
+    /// `budget` more events to find it.
+    pub fn next_pick(&mut self, cpu: u32, k: u64, budget: u64) -> Option<Entry> {
+        let is_pick = |r: &Record| matches!(*r, Record::Pick { cpu: c, task, .. } if c == cpu && task != NIL);
+        let e = self.find(k, Direction::Forward, budget, is_pick)?;
+        self.entries(e).into_iter().find(|x| is_pick(&x.record))
+    }
+
     /// The view of one CPU at the shown instant.
     pub fn cpu_view(&self, cpu: u32) -> CpuView {
         self.cursor.sched().cpu_view(cpu, &self.cursor.info.task_names)

@@ -53,6 +53,18 @@ pub struct EntityView {
     pub protected: bool,
     /// Whether it is the next buddy.
     pub next_buddy: bool,
+    /// CFS (v5.15, EEVDF off) only, else 0 / false: the entity's share of
+    /// the period, `sched_slice()`; how much of it curr has run since it
+    /// was picked (`sum_exec_runtime − prev_sum_exec_runtime`, what
+    /// check_preempt_tick() compares); the wakeup granularity in its own
+    /// virtual time (`wakeup_gran()`: a waking entity preempts curr when
+    /// curr's vruntime is ahead by more than this); the last and skip
+    /// buddies.
+    pub cfs_slice: u64,
+    pub cfs_ran: u64,
+    pub wakeup_gran: u64,
+    pub last_buddy: bool,
+    pub skip_buddy: bool,
 }
 
 /// One CPU's root run queue.
@@ -80,6 +92,16 @@ pub struct CpuView {
     /// Σ w_i·(V − v_i) over the entities (weights scaled down): zero up to
     /// the rounding of V (at most Σ w).
     pub weighted_lag_sum: i64,
+    /// EEVDF is on (false: v5.15 CFS, where the tree is keyed by vruntime,
+    /// there is no eligibility or deadline, and the tunables below apply).
+    pub eevdf: bool,
+    /// CFS tunables (scaled by the CPU count as the kernel does):
+    /// `sysctl_sched_latency`, `sysctl_sched_min_granularity`,
+    /// `sysctl_sched_wakeup_granularity`, `sched_nr_latency`.
+    pub sched_latency: u64,
+    pub min_granularity: u64,
+    pub wakeup_granularity: u64,
+    pub nr_latency: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -110,6 +132,7 @@ impl Sched {
         let cfs = &self.cfs_rqs[q as usize];
         let vlag = sdiff(v, e.vruntime);
         let is_curr = cfs.curr == se;
+        let cfs_mode = !self.feat.has(Feature::EEVDF);
         EntityView {
             entity: se,
             task: opt(e.task),
@@ -129,6 +152,11 @@ impl Sched {
             delayed: e.sched_delayed,
             protected: is_curr && self.curr_protected(se),
             next_buddy: cfs.next == se,
+            cfs_slice: if cfs_mode { self.sched_slice(q, se) } else { 0 },
+            cfs_ran: if cfs_mode && is_curr { e.sum_exec_runtime.saturating_sub(e.prev_sum_exec_runtime) } else { 0 },
+            wakeup_gran: if cfs_mode { crate::kernel::sched::weight::calc_delta_fair(self.tun.wakeup_granularity, &e.load) } else { 0 },
+            last_buddy: cfs_mode && cfs.last == se,
+            skip_buddy: cfs_mode && cfs.skip == se,
         }
     }
 
@@ -183,6 +211,11 @@ impl Sched {
             tree,
             entities,
             weighted_lag_sum,
+            eevdf: self.feat.has(Feature::EEVDF),
+            sched_latency: self.tun.latency,
+            min_granularity: self.tun.min_granularity,
+            wakeup_granularity: self.tun.wakeup_granularity,
+            nr_latency: self.tun.nr_latency,
         }
     }
 }

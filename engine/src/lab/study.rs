@@ -488,6 +488,31 @@ impl Table {
         order
     }
 
+    /// The table as CSV (RFC 4180): one line per row and configuration,
+    /// with the mean, std% and change% the mail prints and every seed's
+    /// value, in the study's seed order (empty where not run yet).
+    pub fn csv(&self, sorted: bool) -> String {
+        let mut s = String::from("case,load,config,role,runs,mean,std_pct,change_pct");
+        for seed in &self.seeds {
+            s += &format!(",seed {seed}");
+        }
+        s += "\n";
+        let order: Vec<usize> = if sorted { self.sorted_rows() } else { (0..self.rows.len()).collect() };
+        for r in order {
+            let row = &self.rows[r];
+            for (c, cell) in row.cells.iter().enumerate() {
+                let role = if c == 0 { "baseline".to_string() } else { format!("compare {c}") };
+                s += &[csv_field(&row.case), csv_field(&row.load), csv_field(self.configs.get(c).map_or("", |x| x.as_str())), role].join(",");
+                s += &format!(",{},{},{},{}", cell.runs, cell.mean, cell.std_pct, cell.change_pct.map_or(String::new(), |x| x.to_string()));
+                for v in &cell.values {
+                    s += &format!(",{}", v.map_or(String::new(), |x| x.to_string()));
+                }
+                s += "\n";
+            }
+        }
+        s
+    }
+
     /// The table as the mails print it (tab separated, fixed widths).
     pub fn format(&self, sorted: bool) -> String {
         let mut s = format!("{}\n{}\n", self.workload, "=".repeat(self.workload.len()));
@@ -519,6 +544,16 @@ impl Table {
         }
         s += "\n";
         s
+    }
+}
+
+/// One CSV field (RFC 4180): quoted when it holds a comma, a quote or a
+/// line break, with quotes doubled.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
     }
 }
 

@@ -74,6 +74,18 @@ fn the_table_is_formatted_as_in_the_mails() {
     assert_eq!(lines[1], "=========");
     assert_eq!(lines[3], "case            \tload    \tbaseline(std%)\tcompare%( std%)\tcompare%( std%)");
     assert_eq!(lines[4], "process-pipe    \t1 group \t 1.00 (  1.00)\t -1.35 (  0.99)\t +0.00 (  1.00)");
+    // The CSV has the same numbers: a header with one column per seed,
+    // then row 0's baseline and first compare cell.
+    let csv = t.csv(false);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "case,load,config,role,runs,mean,std_pct,change_pct,seed 4,seed 9,seed 11");
+    assert!(lines[1].starts_with("process-pipe,1 group,6.6,baseline,3,"), "{}", lines[1]);
+    let f: Vec<&str> = lines[2].split(',').collect();
+    assert_eq!(&f[3..5], &["compare 1", "3"], "{}", lines[2]);
+    assert!((f[5].parse::<f64>().unwrap() - 10.135).abs() < 1e-9, "{}", lines[2]);
+    assert!((f[7].parse::<f64>().unwrap() + 1.35).abs() < 1e-9, "{}", lines[2]);
+    assert_eq!(lines.len(), 1 + t.rows.len() * t.configs.len());
+    assert_eq!(crate::lab::study::csv_field("a,\"b\""), "\"a,\"\"b\"\"\"");
     // The worst seed of the compare cell: every seed is 0.135 s slower; the
     // largest relative loss is on the smallest baseline (seed 4).
     assert_eq!(t.rows[0].cells[1].worst_seed, Some(4));
