@@ -2,6 +2,7 @@
 //! invariants over random scenarios, and the fast path's equivalence.
 
 mod cfs;
+mod cfs65;
 mod idle;
 mod chan;
 mod invariants;

@@ -235,3 +235,33 @@ fn workloads_that_fit_alone_can_overflow_together() {
     assert_eq!(e.key, "workload[1]", "{e}");
     assert!(e.msg.contains("262145 tasks"), "{e}");
 }
+
+/// schbench as it was before the April 2023 rewrite (masoncl/schbench
+/// 8d075b3): run_msg_thread() wakes every worker on its list, fwait()s for
+/// the next post and usleeps sleeptime + rand() % (sleeptime / 4); a
+/// worker spins cputime, then msg_and_wait()s. Defaults: 16 workers per
+/// message thread, 30 ms each way. The study varies workers: rows are
+/// labelled by them.
+#[test]
+fn schbench_2019_spins_then_waits_for_a_sleeping_message_thread() {
+    let e = expand1("[[workload]]\nkind = \"schbench\"\nversion = \"2019\"\nmessage_threads = 2\n", 96);
+    assert_eq!(prog(&e, "schbench-m0"), "loop { reply; wait; sleep uniform(30ms, 37.5ms) }");
+    assert_eq!(prog(&e, "schbench-m0-w"), "loop { run 30ms; call schbench-m0 }");
+    assert_eq!(task(&e, "schbench-m1-w").count, 16);
+    assert_eq!(e.measure.load, "2 mthreads");
+    assert_eq!(e.measure.load_label(Some("workers")), "16 workers");
+    let e = expand1("[[workload]]\nkind = \"schbench\"\nversion = \"2019\"\nsleeptime = \"0ns\"\ncputime = \"5ms\"\nworkers = \"25%\"\n", 96);
+    assert_eq!(prog(&e, "schbench-m0"), "loop { reply; wait }");
+    assert_eq!(prog(&e, "schbench-m0-w"), "loop { run 5ms; call schbench-m0 }");
+    assert_eq!(task(&e, "schbench-m0-w").count, 24);
+}
+
+/// UnixBench pipe: a copy never blocks and wakes nobody, so each is a
+/// hog that counts its loops.
+#[test]
+fn unixbench_pipe_copies_are_counting_hogs() {
+    let e = expand1("[[workload]]\nkind = \"unixbench-pipe\"\ntasks = \"50%\"\njitter = 0\n", 96);
+    assert_eq!(prog(&e, "unixbench-pipe"), "loop { run 2us }");
+    assert_eq!(task(&e, "unixbench-pipe").count, 48);
+    assert_eq!((e.measure.case.as_str(), e.measure.load.as_str()), ("pipe", "48 tasks"));
+}
