@@ -39,11 +39,11 @@ enum Command {
     Run(run::Args),
     /// Run a scenario under two configurations: per-task deltas and the first divergence
     Compare(compare::Args),
-    /// The scenario's [study]: loads × seeds × configurations, as the seed mails' table
+    /// The scenario's `[study]`: loads × seeds × configurations, as the seed mails' table
     Study(study::Args),
     /// The seed mails' tables beside the model's, cell by cell, with agreement
     Reproduce(reproduce::Args),
-    /// The tasks and channels the scenario's [[workload]] macros become (TOML)
+    /// The tasks and channels the scenario's `[[workload]]` macros become (TOML)
     Expand(explain::ExpandArgs),
     /// What the first events did and why, in words
     Explain(explain::Args),
