@@ -1,8 +1,24 @@
 //! Parsers for the kernel's text interfaces that validation reads. Pure
 //! text in, numbers out, so they are tested on captured samples on any
-//! platform (`engine/tests/data/validate/`).
+//! platform (`validate/tests/data/`).
 
 use std::collections::BTreeMap;
+use std::io::Read;
+
+/// A decompressed `/proc/config.gz` (CONFIG_IKCONFIG_PROC) is ~300 KiB;
+/// refuse anything that inflates past this.
+const MAX_CONFIG_BYTES: u64 = 16 << 20;
+
+/// Decompresses a gzip file (`/proc/config.gz`), checking its CRC and
+/// length, into at most 16 MiB.
+pub fn gunzip(data: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(data).take(MAX_CONFIG_BYTES + 1).read_to_end(&mut out).map_err(|e| format!("gzip: {e}"))?;
+    if out.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(format!("gzip: inflates to more than {MAX_CONFIG_BYTES} bytes"));
+    }
+    Ok(out)
+}
 
 /// Per-task scheduler statistics from `/proc/<pid>/task/<tid>/sched`
 /// (`proc_sched_show_task()`, kernel/sched/debug.c).
@@ -230,7 +246,7 @@ pub fn parse_features(text: &str) -> Vec<(&str, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::validate::test_data;
+    use crate::test_data;
 
     fn sample(path: &str) -> String {
         std::fs::read_to_string(test_data(path)).unwrap()
@@ -314,10 +330,41 @@ mod tests {
         assert!(preset_for((4, 19), &all).is_err());
     }
 
+    /// `printf 'hello hello hello\n' | gzip -n -9`: a fixed-Huffman block.
+    const HELLO_GZ: [u8; 29] = [
+        0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x57, 0xc8, 0x40, 0x90, 0x5c, 0x00, 0x3b,
+        0x7c, 0x8a, 0xdf, 0x12, 0x00, 0x00, 0x00,
+    ];
+
+    #[test]
+    fn gunzip_real_streams() {
+        assert_eq!(gunzip(&HELLO_GZ).unwrap(), b"hello hello hello\n");
+        // The capture host's /proc/config.gz: dynamic-Huffman blocks, 98 lines of gzip.
+        let gz = std::fs::read(test_data("host-6.18/proc/config.gz")).unwrap();
+        let text = String::from_utf8(gunzip(&gz).unwrap()).unwrap();
+        assert!(text.contains("\nCONFIG_HZ=250\n"), "{}", &text[..200]);
+    }
+
+    #[test]
+    fn gunzip_rejects_corrupt_streams_without_panicking() {
+        assert!(gunzip(b"not gzip at all, definitely not").unwrap_err().starts_with("gzip: "));
+        let gz = std::fs::read(test_data("host-6.18/proc/config.gz")).unwrap();
+        // Cut in the middle of the DEFLATE data.
+        assert!(gunzip(&gz[..gz.len() / 2]).is_err());
+        // One bit flipped in the CRC-32 of the trailer (its first 4 of 8 bytes).
+        let mut bad = HELLO_GZ;
+        bad[HELLO_GZ.len() - 8] ^= 1;
+        assert!(gunzip(&bad).is_err());
+        // The length (ISIZE, the last 4 bytes) says 19 where 18 bytes came out.
+        let mut bad = HELLO_GZ;
+        bad[HELLO_GZ.len() - 4] = 19;
+        assert!(gunzip(&bad).is_err());
+    }
+
     #[test]
     fn kernel_config_values() {
         let gz = std::fs::read(test_data("host-6.18/proc/config.gz")).unwrap();
-        let config = String::from_utf8(crate::validate::gunzip::gunzip(&gz).unwrap()).unwrap();
+        let config = String::from_utf8(gunzip(&gz).unwrap()).unwrap();
         assert_eq!(config_hz(&config), Some(250));
         assert_eq!(config_value(&config, "CONFIG_SCHEDSTATS"), Some("n"));
         assert_eq!(config_value(&config, "CONFIG_SCHED_AUTOGROUP"), Some("y"));

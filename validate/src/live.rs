@@ -187,15 +187,15 @@ struct RealRuns {
 /// Runs the real repetitions with SIGINT turned into a stop flag and
 /// autogroup switched off; both are restored by their guards. With
 /// `--retry`, a repetition that `judge` finds disturbed is run again.
-fn real_runs(plan: &Plan, cfg: &RealConfig, opts: &Options) -> Result<RealRuns, String> {
+fn real_runs(plan: &Plan, cfg: &RealConfig, opts: &Options, progress: &mut dyn FnMut(u32, u32)) -> Result<RealRuns, String> {
     let _sigint = sys::SigintGuard::install().map_err(|e| format!("cannot install the SIGINT handler: {e}"))?;
     let (_autogroup, autogroup) = AutogroupGuard::disable(opts.keep_autogroup);
     let (mut runs, mut discarded) = (Vec::new(), Vec::new());
     while runs.len() < opts.reps as usize {
         let r = runs.len();
-        eprint!("\rschedlab validate: rep {}/{} ({})   ", r + 1, opts.reps, schedlab_engine::lab::scenario::format_duration(plan.duration_ns));
+        progress(r as u32, opts.reps);
         let seed = plan.scenario.sim.seed.wrapping_add(r as u64);
-        let run = real::run_rep(plan, cfg, seed).inspect_err(|_| eprintln!())?;
+        let run = real::run_rep(plan, cfg, seed)?;
         let spoiled = judge(r, cfg.cpu, &run.disturbance);
         if spoiled.is_empty() || discarded.len() >= opts.retry as usize {
             runs.push(run);
@@ -203,12 +203,12 @@ fn real_runs(plan: &Plan, cfg: &RealConfig, opts: &Options) -> Result<RealRuns, 
             discarded.push(format!("discarded and repeated: {}", spoiled.join("; ")));
         }
     }
-    eprintln!();
+    progress(opts.reps, opts.reps);
     Ok(RealRuns { runs, autogroup, discarded })
 }
 
 /// `schedlab validate` on the live system.
-pub fn validate(sc: Scenario, opts: &Options) -> Result<Report, String> {
+pub fn validate(sc: Scenario, opts: &Options, progress: &mut dyn FnMut(u32, u32)) -> Result<Report, String> {
     let f = facts::gather(&Host::live());
     let preset = f.preset.value.ok_or_else(|| format!("cannot validate: {}", f.preset.source))?;
     let version = f.release.value.as_deref().and_then(procfs::parse_release).ok_or("cannot read the kernel version")?;
@@ -225,7 +225,7 @@ pub fn validate(sc: Scenario, opts: &Options) -> Result<Report, String> {
         inject: opts.inject,
         setup_timeout: Duration::from_secs(10),
     };
-    let RealRuns { runs: kernel_runs, autogroup, discarded } = real_runs(&plan, &cfg, opts)?;
+    let RealRuns { runs: kernel_runs, autogroup, discarded } = real_runs(&plan, &cfg, opts, progress)?;
     notes.extend(discarded);
     if let Some(r) = kernel_runs.first() {
         for (c, &bytes) in plan.channels.iter().zip(&r.pipe_bytes).filter(|(_, &b)| b != plan::PIPE_BYTES) {

@@ -53,7 +53,7 @@ fn some_cpu() -> u32 {
 }
 
 fn options(inject: Option<(usize, u64)>) -> Options {
-    Options { path: "test".into(), reps: 1, retry: 0, json: false, duration: None, cpu: CpuChoice::Same, keep_autogroup: false, inject }
+    Options { path: "test".into(), reps: 1, retry: 0, duration: None, cpu: CpuChoice::Same, keep_autogroup: false, inject }
 }
 
 fn autogroup() -> Option<String> {
@@ -80,7 +80,7 @@ fn assert_no_workers() {
 fn injected_worker_failure_cleans_up() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (before, threads) = (autogroup(), thread_count());
-    let err = live::validate(parse(SCENARIO).unwrap(), &options(Some((1, 200_000_000)))).unwrap_err();
+    let err = live::validate(parse(SCENARIO).unwrap(), &options(Some((1, 200_000_000))), &mut |_, _| {}).unwrap_err();
     assert!(err.contains("hog.1: injected failure"), "{err}");
     assert_no_workers();
     assert_eq!(autogroup(), before, "autogroup restored");
@@ -94,7 +94,7 @@ fn injected_failure_ends_blocked_pipe_readers_writers_and_waiters() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let before = autogroup();
     let started = std::time::Instant::now();
-    let err = within(Duration::from_secs(30), || live::validate(parse(BLOCKED).unwrap(), &options(Some((0, 200_000_000)))).unwrap_err());
+    let err = within(Duration::from_secs(30), || live::validate(parse(BLOCKED).unwrap(), &options(Some((0, 200_000_000))), &mut |_, _| {}).unwrap_err());
     assert!(err.contains("hog: injected failure"), "{err}");
     assert_no_workers();
     assert_eq!(autogroup(), before, "autogroup restored");
@@ -148,7 +148,7 @@ fn interrupt_stops_the_run() {
         }
         None
     });
-    let r = live::validate(parse(SCENARIO).unwrap(), &options(None));
+    let r = live::validate(parse(SCENARIO).unwrap(), &options(None), &mut |_, _| {});
     done.store(true, Ordering::SeqCst);
     let at = ctrl_c.join().unwrap().expect("workers were seen");
     assert_eq!(r.unwrap_err(), "interrupted");
@@ -177,8 +177,11 @@ fn a_short_real_run_measures_every_task() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut o = options(None);
     o.duration = Some(400_000_000);
-    let r = live::validate(parse(SCENARIO).unwrap(), &o).unwrap();
+    let mut calls = Vec::new();
+    let r = live::validate(parse(SCENARIO).unwrap(), &o, &mut |done, of| calls.push((done, of))).unwrap();
     assert_no_workers();
+    // One repetition: "0 of 1 done" before it, "1 of 1" after.
+    assert_eq!(calls, [(0, 1), (1, 1)]);
     let run = &r.kernel_runs[0];
     assert_eq!(run.tasks.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["hog.0", "hog.1", "tick"]);
     let total: u64 = run.tasks.iter().map(|t| t.cpu_time_ns).sum();

@@ -78,7 +78,7 @@ mod tests {
     /// tuned like a 2-CPU HZ=250 6.18 machine, shares CPU time 1024 : 335.
     #[test]
     fn model_nice_ratio() {
-        let text = std::fs::read_to_string(crate::validate::test_data("nice-0-vs-5.toml")).unwrap();
+        let text = std::fs::read_to_string(crate::test_data("nice-0-vs-5.toml")).unwrap();
         let p = plan::plan(parse(&text).unwrap(), (6, 18), 2, "6.18", Some(2_000_000_000)).unwrap();
         let runs = run_model(&p, Tuning { preset: "6.18", hz: 250, base_slice_ns: 1_400_000 }, 2).unwrap();
         assert_eq!(runs.len(), 2);

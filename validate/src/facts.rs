@@ -89,7 +89,7 @@ pub struct Facts {
 /// The kernel config: `/proc/config.gz` (CONFIG_IKCONFIG_PROC), else
 /// `/boot/config-<release>`.
 pub fn kernel_config(host: &Host, release: Option<&str>) -> Fact<String> {
-    let gz = std::fs::read(host.path("/proc/config.gz")).map_err(|e| e.to_string()).and_then(|b| super::gunzip::gunzip(&b));
+    let gz = std::fs::read(host.path("/proc/config.gz")).map_err(|e| e.to_string()).and_then(|b| procfs::gunzip(&b));
     let gz_err = match gz.map(String::from_utf8) {
         Ok(Ok(text)) => return Fact::found(text, "/proc/config.gz"),
         Ok(Err(e)) => e.to_string(),
@@ -280,7 +280,7 @@ fn unread(f: &Facts, config: &Fact<String>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::validate::test_data;
+    use crate::test_data;
 
     #[test]
     fn captured_host() {

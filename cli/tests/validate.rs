@@ -20,7 +20,7 @@ use std::sync::Mutex;
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/validate").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../validate/tests/data").join(name)
 }
 
 fn schedlab(args: &[&str], env: &[(&str, &str)]) -> Output {

@@ -170,7 +170,7 @@ impl HostTopology {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::validate::test_data;
+    use crate::test_data;
 
     #[test]
     fn real_two_cpu_vm() {

@@ -1,0 +1,162 @@
+//! The `schedlab` command line: expand, study, explain, workloads, errors
+//! that name the offending key, help, typo suggestions and completions.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn data(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../engine/tests/data").join(name).to_string_lossy().into_owned()
+}
+
+fn schedlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schedlab")).args(args).output().expect("run schedlab")
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(o.status.success(), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn temp(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("schedlab-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn expand_prints_scenario_toml_that_runs_like_the_macro() {
+    let src = temp("pipe.toml", "[sim]\nseed = 3\n[[workload]]\nkind = \"pipe-test\"\nloops = 200\n");
+    let toml = stdout(&schedlab(&["expand", &src]));
+    assert!(toml.contains("[[task]]\nname = \"pipe-test-a\""), "{toml}");
+    assert!(toml.contains("program = \"loop 200 { run uniform(630ns, 770ns); send pipe-test-ab; recv pipe-test-ba }\""), "{toml}");
+    // The printed tasks (with the same [sim]) give the same run.
+    let expanded = temp("pipe-expanded.toml", &format!("[sim]\nseed = 3\n{toml}"));
+    let hash = |p: &str| {
+        let out = stdout(&schedlab(&["run", p, "--json"]));
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        (v["log_hash"].as_str().unwrap().to_string(), v["events"].as_u64().unwrap())
+    };
+    assert_eq!(hash(&src), hash(&expanded));
+}
+
+#[test]
+fn study_prints_the_mail_table() {
+    let out = stdout(&schedlab(&["study", &data("study.toml"), "--runs", "2", "--sorted"]));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "hackbench");
+    assert!(lines.contains(&"case            \tload    \tbaseline(std%)\tcompare%( std%)"), "{out}");
+    assert_eq!(lines.iter().filter(|l| l.starts_with("process-pipe    \t1 group \t 1.00 (")).count(), 2, "{out}");
+    assert!(out.contains("sorted, worst first:"));
+    let json = stdout(&schedlab(&["study", &data("study.toml"), "--runs", "2", "--json", "--threads", "1"]));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["rows"].as_array().unwrap().len(), 4);
+    assert_eq!(v["configs"][1], "6.6+sis-filter");
+    assert_eq!(v["rows"][0]["cells"][0]["runs"], 2);
+}
+
+#[test]
+fn explain_tells_the_first_events() {
+    let src = temp("explain.toml", "[[task]]\nname = \"a\"\nprogram = \"run\"\n");
+    let out = stdout(&schedlab(&["explain", &src, "--events", "1"]));
+    assert!(out.starts_with("#1 0s: pick_eevdf() on CPU 0 chose a"), "{out}");
+}
+
+#[test]
+fn workloads_lists_every_kind_with_parameters() {
+    let out = stdout(&schedlab(&["workloads"]));
+    for kind in ["hackbench", "schbench", "netperf-rr", "netperf-stream", "tbench", "pipe-test", "stress-futex", "stress-sigsuspend", "hogs"] {
+        assert!(out.lines().any(|l| l == kind), "{kind} missing:\n{out}");
+    }
+    assert!(out.contains("message_threads"));
+}
+
+#[test]
+fn bad_input_names_the_key_and_fails() {
+    let src = temp("bad.toml", "[[workload]]\nkind = \"hackbench\"\ngruops = 2\n");
+    let o = schedlab(&["run", &src]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("workload[0].gruops") && err.contains("did you mean `groups`"), "{err}");
+    let o = schedlab(&["study", &src]);
+    assert!(!o.status.success());
+}
+
+fn fails(o: &Output) -> String {
+    assert!(!o.status.success(), "stdout: {}", String::from_utf8_lossy(&o.stdout));
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+#[test]
+fn every_command_has_its_own_help() {
+    let top = stdout(&schedlab(&["--help"]));
+    for cmd in ["run", "compare", "study", "reproduce", "expand", "explain", "validate", "workloads", "patches", "presets", "features", "completions"] {
+        assert!(top.lines().any(|l| l.trim_start().starts_with(cmd)), "{cmd} missing:\n{top}");
+        let help = stdout(&schedlab(&[cmd, "--help"]));
+        assert!(help.contains(&format!("Usage: schedlab {cmd}")), "{cmd}:\n{help}");
+        assert_eq!(help, stdout(&schedlab(&["help", cmd])), "{cmd}");
+    }
+    // Options are explained where they belong, and only there.
+    let study = stdout(&schedlab(&["study", "--help"]));
+    assert!(study.contains("--threads <N>") && study.contains("--sorted") && !study.contains("--kernel"), "{study}");
+    assert!(stdout(&schedlab(&["validate", "--help"])).contains("SCHEDLAB_VALIDATE_INJECT"));
+    // No command at all prints the overview and succeeds, as before.
+    assert_eq!(stdout(&schedlab(&[])), top);
+}
+
+#[test]
+fn typos_get_a_suggestion_and_only_the_relevant_usage() {
+    let err = fails(&schedlab(&["stduy", "x.toml"]));
+    assert!(err.contains("unrecognized subcommand 'stduy'") && err.contains("a similar subcommand exists: 'study'"), "{err}");
+    let err = fails(&schedlab(&["run", &data("study.toml"), "--jsno"]));
+    assert!(err.contains("a similar argument exists: '--json'"), "{err}");
+    // The usage of `run`, not the list of every command.
+    assert!(err.contains("Usage: schedlab run") && !err.contains("compare"), "{err}");
+    let err = fails(&schedlab(&["study", &data("study.toml"), "--runs", "0"]));
+    assert!(err.contains("invalid value '0' for '--runs <N>'") && err.contains("1..=1000"), "{err}");
+    let err = fails(&schedlab(&["compare", "x.toml", "--base", "6.6"]));
+    assert!(err.contains("--patch <CONFIG>"), "{err}");
+}
+
+#[test]
+fn completions_cover_commands_and_options() {
+    let bash = stdout(&schedlab(&["completions", "bash"]));
+    assert!(bash.contains("complete -F _schedlab") && bash.contains("--threads") && bash.contains("--keep-autogroup"), "{}", &bash[..200]);
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let s = stdout(&schedlab(&["completions", shell]));
+        // fish spells long options `-l sorted`.
+        assert!(s.contains("validate") && s.contains("sorted") && s.contains("keep-autogroup"), "{shell}");
+    }
+    let err = fails(&schedlab(&["completions", "tcsh"]));
+    assert!(err.contains("possible values: bash"), "{err}");
+}
+
+/// Progress bars draw only on a terminal: with stderr a pipe it stays empty.
+#[test]
+fn progress_is_silent_when_stderr_is_not_a_terminal() {
+    let o = schedlab(&["study", &data("study.toml"), "--runs", "1"]);
+    stdout(&o);
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+}
+
+/// `run --signals`: the samples go to the CSV file, their summary into the
+/// JSON, at the period asked for.
+#[test]
+fn run_writes_signals_at_the_given_period() {
+    let src = temp("signals.toml", "[sim]\nduration = \"20ms\"\n[[task]]\nname = \"hog\"\nprogram = \"run\"\n");
+    let csv = std::env::temp_dir().join(format!("schedlab-cli-{}", std::process::id())).join("signals.csv");
+    let out = stdout(&schedlab(&["run", &src, "--json", "--signals", csv.to_str().unwrap(), "--signals-period", "2ms"]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["signals"]["period_ns"], 2_000_000);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let cpu_rows = text.lines().skip(1).take_while(|l| !l.is_empty()).count();
+    // One CPU: one row per sample.
+    assert_eq!(text.lines().next(), Some("time_ns,cpu,nr_running,util,runnable,busy"));
+    assert_eq!(cpu_rows as u64, v["signals"]["samples"].as_u64().unwrap());
+    assert!(cpu_rows >= 5, "{text}");
+    let err = fails(&schedlab(&["run", &src, "--signals-period", "2ms"]));
+    assert!(err.contains("--signals <FILE.csv>"), "{err}");
+}
