@@ -250,8 +250,10 @@ fn wakeup_placement_shows_every_path() {
 
 #[test]
 fn xeon_preset_is_about_a_million_events() {
+    // "About a million" is the page's promise (a few seconds to compute);
+    // the waker's wake-up cost (costs.wakeup) added about 0.2 M events.
     let (r, _) = run("xeon-96-busy", &Overrides::default());
-    assert!(r.events > 1_000_000 && r.events < 1_200_000, "{}", r.events);
+    assert!(r.events > 1_000_000 && r.events < 1_300_000, "{}", r.events);
 }
 
 /// Every comparison preset (assets/compare) shows a difference: its two

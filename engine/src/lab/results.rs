@@ -143,6 +143,11 @@ struct Gathered {
     finished: bool,
     total_ops: Option<u64>,
     ops: u64,
+    /// The fewest ops of one worker, and the number of workers.
+    min_ops: u64,
+    workers: u64,
+    /// The run's end, from time 0 (a finished job's time).
+    end_secs: f64,
     cpu_time: u64,
     nvcsw: u64,
     nivcsw: u64,
@@ -152,15 +157,32 @@ struct Gathered {
 }
 
 impl Gathered {
+    /// How long the whole job takes. A job of fixed work (hackbench,
+    /// pipe-test with loops) ends when its slowest worker has done its share
+    /// (hackbench's time is when the last receiver has read everything):
+    /// cut short by the duration, the time is extrapolated from the
+    /// slowest worker's rate over the measured window, its share being
+    /// total / workers. Without a fixed amount, the measured window.
+    fn job_secs(&self) -> f64 {
+        match self.total_ops {
+            Some(_) if self.finished => self.end_secs,
+            Some(total) if self.workers > 0 => {
+                let share = total as f64 / self.workers as f64;
+                self.secs * share / (self.min_ops as f64).max(1.0)
+            }
+            _ => self.secs,
+        }
+    }
+
     fn value(&self, metric: Metric) -> f64 {
         match metric {
-            // Unfinished: the time the whole job would take at the rate
-            // reached (hackbench cut short by the duration).
-            Metric::Time => match self.total_ops {
-                Some(total) if !self.finished && self.ops > 0 => self.secs * total as f64 / self.ops as f64,
-                _ => self.secs,
+            Metric::Time => self.job_secs(),
+            // A job of fixed work reports work over its time (lkp's
+            // hackbench throughput: bytes over the run's time).
+            Metric::Throughput => match self.total_ops {
+                Some(total) => total as f64 / self.job_secs(),
+                None => self.ops as f64 / self.secs,
             },
-            Metric::Throughput => self.ops as f64 / self.secs,
             Metric::WakeupP90 => self.wakeup.quantile(0.90) as f64 / 1e3,
             Metric::WakeupP99 => self.wakeup.quantile(0.99) as f64 / 1e3,
             Metric::RequestP99 => self.request.quantile(0.99) as f64 / 1e3,
@@ -180,6 +202,9 @@ impl Simulation {
             finished: self.state.exited as usize == s.tasks.len(),
             total_ops: w.measure.total_ops,
             ops: 0,
+            min_ops: u64::MAX,
+            workers: w.workers.len() as u64,
+            end_secs: s.now.max(1) as f64 / 1e9,
             cpu_time: 0,
             nvcsw: 0,
             nivcsw: 0,
@@ -192,6 +217,7 @@ impl Simulation {
             g.wakeup.merge(&s.wakeup_latency(t));
             g.request.merge(&st.request_latency);
             g.ops += st.ops;
+            g.min_ops = g.min_ops.min(st.ops);
             g.nvcsw += st.nvcsw;
             g.nivcsw += st.nivcsw;
             g.migrations += st.nr_migrations;
