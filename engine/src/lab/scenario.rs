@@ -224,7 +224,7 @@ impl fmt::Display for Param {
         match self {
             Param::Int(n) => write!(f, "{n}"),
             Param::Dur(ns) => write!(f, "\"{}\"", format_duration(*ns)),
-            Param::Str(s) => write!(f, "\"{}\"", s.escape_default()),
+            Param::Str(s) => f.write_str(&print::quote(s)),
             Param::Bool(b) => write!(f, "{b}"),
         }
     }

@@ -7,6 +7,7 @@ mod chan;
 mod invariants;
 mod patches;
 mod oracles;
+mod fuzz;
 
 use crate::kernel::sched::features::{Feature, Features, PRESET_NAMES};
 use crate::kernel::sched::presets::{self, Scaling, Tunables};
