@@ -8,6 +8,7 @@ mod invariants;
 mod patches;
 mod oracles;
 mod fuzz;
+mod spin;
 
 use crate::kernel::sched::features::{Feature, Features, PRESET_NAMES};
 use crate::kernel::sched::presets::{self, Scaling, Tunables};

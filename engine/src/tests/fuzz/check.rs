@@ -121,9 +121,9 @@ fn run_checked(sim: &mut Simulation) -> Result<bool, String> {
             break;
         }
         spent += per_event;
-        crate::tests::invariants::check(sim).map_err(|e| format!("invariant at event {} ({} ns): {e}", sim.state.events, sim.now()))?;
+        crate::tests::invariants::check(&mut *sim).map_err(|e| format!("invariant at event {} ({} ns): {e}", sim.state.events, sim.now()))?;
     }
-    crate::tests::invariants::check(sim).map_err(|e| format!("invariant at the end: {e}"))?;
+    crate::tests::invariants::check(&mut *sim).map_err(|e| format!("invariant at the end: {e}"))?;
     Ok(cut)
 }
 

@@ -166,13 +166,13 @@ fn param(r: &mut Rng, kind: &str, name: &str, cpus: u64) -> Option<Value> {
         "ipc" => json!(pick(r, &["pipe", "sockets"])),
         "proto" => json!(pick(r, &["tcp", "udp"])),
         "message_threads" => json!(r.uniform(1, 2)),
-        "workers" | "threads" | "instances" | "count" => count(r, 4),
+        "workers" | "threads" | "instances" | "count" | "tasks" => count(r, 4),
         "sleep" => json!(duration(r, 0, 200_000)),
         "work" => json!(duration(r, 1_000, 500_000)),
         "window" => json!(r.uniform(1, 32)),
         "client_work" | "server_work" => json!(dist(r, 1_000, 50_000)),
         "cpu" => json!(r.uniform(0, cpus) as i64 - 1),
-        "write_cost" | "read_cost" | "send_cost" | "recv_cost" | "wake_cost" | "wait_cost" | "kill_cost" | "handle_cost" => cost(r),
+        "cost" | "write_cost" | "read_cost" | "send_cost" | "recv_cost" | "wake_cost" | "wait_cost" | "kill_cost" | "handle_cost" => cost(r),
         _ => return None,
     })
 }

@@ -165,7 +165,7 @@ fn once(r: &mut Rng, text: &str, donor: &str) -> String {
             let s = *pick(r, &starts);
             let e = lines[s + 1..].iter().position(|l| l.starts_with('[')).map_or(lines.len(), |k| s + 1 + k);
             let block = lines[s..e].join("\n");
-            let times = if r.uniform(0, 4) == 0 { r.uniform(10, 300) } else { 1 };
+            let times = if r.uniform(0, 4) == 0 { r.uniform(5, 40) } else { 1 };
             let mut out = text.to_string();
             for _ in 0..times {
                 out.push('\n');
