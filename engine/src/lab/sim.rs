@@ -299,6 +299,13 @@ impl Simulation {
         while self.state.next_time().is_some_and(|nt| nt <= t) && self.step() {}
     }
 
+    /// Ends the run at the current instant, whatever is still pending (a
+    /// run cut short: its results cover the time simulated so far).
+    pub fn end_now(&mut self) {
+        self.info.duration = self.now();
+        self.finish();
+    }
+
     fn finish(&mut self) -> bool {
         if !self.state.done {
             self.state.done = true;

@@ -105,26 +105,33 @@ pub(crate) fn json_invariants(sim: &Simulation) -> Result<(), String> {
 }
 
 /// Steps a run to its end, checking the scheduler's invariants after every
-/// event; cuts it at the first instant past the check budget (the rest of
-/// that instant still runs, checked). Returns whether it was cut.
-fn run_checked(sim: &mut Simulation) -> Result<bool, String> {
+/// event; past the check budget it ends the run where it is. Returns the
+/// number of events it was cut at, if it was.
+fn run_checked(sim: &mut Simulation) -> Result<Option<u64>, String> {
     let per_event = (sim.state.sched.tasks.len() + sim.state.sched.cfs_rqs.len()) as u64 + 1;
     let mut spent = 0;
-    let mut cut = false;
     loop {
-        if !cut && (spent >= CHECK_BUDGET || sim.state.events >= MAX_EVENTS) {
-            // End the run now: events at this very instant still run.
-            sim.info.duration = sim.now();
-            cut = true;
+        if spent >= CHECK_BUDGET || sim.state.events >= MAX_EVENTS {
+            sim.end_now();
+            return Ok(Some(sim.state.events));
         }
         if !sim.step() {
-            break;
+            return Ok(None);
         }
         spent += per_event;
         crate::tests::invariants::check(&mut *sim).map_err(|e| format!("invariant at event {} ({} ns): {e}", sim.state.events, sim.now()))?;
     }
-    crate::tests::invariants::check(&mut *sim).map_err(|e| format!("invariant at the end: {e}"))?;
-    Ok(cut)
+}
+
+/// Runs to the end, or to the same cut as the checked run.
+fn run_to(sim: &mut Simulation, cut: Option<u64>) {
+    match cut {
+        None => sim.run(),
+        Some(k) => {
+            while sim.state.events < k && sim.step() {}
+            sim.end_now();
+        }
+    }
 }
 
 /// Runs every check on one input. Err: a violated property (the caller
@@ -162,23 +169,22 @@ pub(crate) fn case(text: &str, r: &mut Rng) -> Result<Outcome, String> {
     };
     let cut = run_checked(&mut sim)?;
     json_invariants(&sim)?;
-    expand(&sc, cfg.cpus, &sim)?;
     // The same run without a log: the same hash and events.
-    let end = Overrides { duration: Some(sim.info.duration), ..Default::default() };
-    let (mut again, _) = build(&sc, &end, LogMode::HashOnly).map_err(|e| format!("second build failed: {e}"))?;
-    again.run();
+    let (mut again, _) = build(&sc, &Overrides::default(), LogMode::HashOnly).map_err(|e| format!("second build failed: {e}"))?;
+    run_to(&mut again, cut);
     if (again.log.hash, again.state.events) != (sim.log.hash, sim.state.events) {
         return Err(format!("not deterministic: {} events / {:x} vs {} / {:x}", sim.state.events, sim.log.hash.0, again.state.events, again.log.hash.0));
     }
-    compare(&sc, &sim, end.duration, r)?;
-    explain(text, end.duration, r)?;
-    Ok(if cut { Outcome::Cut } else { Outcome::Ran })
+    expand(&sc, cfg.cpus, &sim, cut)?;
+    compare(&sc, &sim, cut, r)?;
+    explain(text, r)?;
+    Ok(if cut.is_some() { Outcome::Cut } else { Outcome::Ran })
 }
 
 /// `schedlab expand`: the tasks and channels a workload became, printed
 /// as TOML below the scenario's other tables, parse back to the same
 /// tasks and run identically (the same log hash).
-fn expand(sc: &scenario::Scenario, cpus: u32, run: &Simulation) -> Result<(), String> {
+fn expand(sc: &scenario::Scenario, cpus: u32, run: &Simulation, cut: Option<u64>) -> Result<(), String> {
     let (tasks, channels, measures) = crate::lab::workload::expand_all(sc, cpus).map_err(|e| format!("expand failed after build succeeded: {e}"))?;
     let mut rest = sc.clone();
     rest.tasks.clear();
@@ -191,9 +197,8 @@ fn expand(sc: &scenario::Scenario, cpus: u32, run: &Simulation) -> Result<(), St
     if strip(&back.tasks) != strip(&tasks) {
         return Err(format!("expanded TOML has other tasks:\n{text}"));
     }
-    let ov = Overrides { duration: Some(run.info.duration), ..Default::default() };
-    let (mut again, _) = build(&back, &ov, LogMode::HashOnly).map_err(|e| format!("expanded TOML does not build ({e}):\n{text}"))?;
-    again.run();
+    let (mut again, _) = build(&back, &Overrides::default(), LogMode::HashOnly).map_err(|e| format!("expanded TOML does not build ({e}):\n{text}"))?;
+    run_to(&mut again, cut);
     if (again.log.hash, again.state.events) != (run.log.hash, run.state.events) {
         return Err(format!("expanded TOML runs differently ({} events, {:x} vs {:x}):\n{text}", again.state.events, again.log.hash.0, run.log.hash.0));
     }
@@ -202,16 +207,15 @@ fn expand(sc: &scenario::Scenario, cpus: u32, run: &Simulation) -> Result<(), St
 
 /// `schedlab compare`: the first divergence against another configuration
 /// is where the logs first differ.
-fn compare(sc: &scenario::Scenario, a: &Simulation, duration: Option<u64>, r: &mut Rng) -> Result<(), String> {
+fn compare(sc: &scenario::Scenario, a: &Simulation, cut: Option<u64>, r: &mut Rng) -> Result<(), String> {
     let kernel = super::gen::pick(r, &crate::kernel::sched::features::PRESET_NAMES);
     let spec = ConfigSpec::parse(kernel).map_err(|e| format!("config: {e}"))?;
-    let ov = Overrides { duration, ..spec.overrides(None) };
-    let mut b = match build(sc, &ov, LogMode::Full) {
+    let mut b = match build(sc, &spec.overrides(None), LogMode::Full) {
         Ok((b, _)) => b,
         // Another kernel may refuse a flag the scenario sets: clean.
         Err(e) => return clean(&e, "compare build"),
     };
-    b.run();
+    run_to(&mut b, cut);
     let ea: Vec<_> = a.log.iter().collect();
     let eb: Vec<_> = b.log.iter().collect();
     match first_divergence(a, &b) {
@@ -229,9 +233,8 @@ fn compare(sc: &scenario::Scenario, a: &Simulation, duration: Option<u64>, r: &m
 
 /// `schedlab explain` and the page's player: every event explains in
 /// words, and seeking back and forth lands on the state of stepping there.
-fn explain(text: &str, duration: Option<u64>, r: &mut Rng) -> Result<(), String> {
-    let ov = Overrides { duration, ..Default::default() };
-    let mut p = Player::new(text, &ov).map_err(|e| format!("player: {e}"))?;
+fn explain(text: &str, r: &mut Rng) -> Result<(), String> {
+    let mut p = Player::new(text, &Overrides::default()).map_err(|e| format!("player: {e}"))?;
     let n = r.uniform(1, 60);
     for _ in 0..n {
         if !p.step() {
