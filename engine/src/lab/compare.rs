@@ -29,6 +29,9 @@ impl ConfigSpec {
         if patches.iter().any(|p| p.is_empty()) {
             return Err(format!("`{s}`: empty patch name (write KERNEL+PATCH+PATCH)"));
         }
+        if let Some((i, p)) = patches.iter().enumerate().find(|(i, p)| patches[..*i].contains(p)) {
+            return Err(format!("`{s}`: patch `{p}` is listed twice (patch {} and {})", patches.iter().position(|q| q == p).unwrap_or(0) + 1, i + 1));
+        }
         let mut features = Vec::new();
         for f in parts {
             let (name, v) = f.split_once('=').ok_or_else(|| format!("`{s}`: `{f}` should be FLAG=on|off"))?;
@@ -364,6 +367,8 @@ mod tests {
         assert_eq!(s.patches, vec!["reweight-fix", "deadline-tree"]);
         assert_eq!(s.features, vec![("RUN_TO_PARITY".to_string(), false)]);
         assert!(ConfigSpec::parse("6.6+").is_err());
+        // A patch applies once; a study cell's scenario could not list it twice.
+        assert_eq!(ConfigSpec::parse("6.6+sis-filter+sis-filter").unwrap_err(), "`6.6+sis-filter+sis-filter`: patch `sis-filter` is listed twice (patch 1 and 2)");
         assert!(ConfigSpec::parse("6.6,X=maybe").is_err());
     }
 

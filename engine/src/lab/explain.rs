@@ -485,7 +485,11 @@ impl Cx<'_> {
                     .unwrap_or(self.sim.sched().rqs[cpu as usize].curr);
                 format!("Scheduler tick on CPU {cpu}: update_curr() charges the running task{} for the time it ran and checks whether its request is used up.", if curr == NIL { String::new() } else { format!(" ({})", self.name(curr)) })
             }
-            Record::Livelock { task } => format!("{} ran 100 000 program statements without using time; schedlab stopped it.", self.name(task)),
+            Record::Livelock { task } => format!(
+                "{} ran {} program statements at this instant without using time (a `yield` loop with nothing else to run, or send/recv that never block): it spins, keeping its CPU and charged for it until the next tick, then goes on with its program.",
+                self.name(task),
+                crate::lab::sim::SPIN_LIMIT
+            ),
             Record::Placement { task, waker_cpu, prev, cpu, how, end, scan_start, scan_len, filtered } => {
                 self.placement(task, waker_cpu, prev, cpu, how, end, scan_start, scan_len, filtered)
             }

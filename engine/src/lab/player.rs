@@ -187,7 +187,12 @@ impl Player {
         for r in &log.records[first..j] {
             at += side_len(r);
         }
-        match log.records[j] {
+        self.resolve_at(j, at)
+    }
+
+    /// Record `j` with its side buffer starting at `at`.
+    fn resolve_at(&self, j: usize, at: u32) -> Record {
+        match self.ahead.log.records[j] {
             Record::Placement { task, waker_cpu, prev, cpu, how, end, scan_len, filtered, .. } => {
                 Record::Placement { task, waker_cpu, prev, cpu, how, end, scan_start: at, scan_len, filtered }
             }
@@ -423,7 +428,15 @@ impl Player {
     pub fn entries(&self, k: u64) -> Vec<Entry> {
         let Some(i) = self.mark_index(k) else { return Vec::new() };
         let m = self.ahead.log.marks[i];
-        self.mark_range(i).map(|j| Entry { time: m.time, event: m.event, record: self.resolve(i, j) }).collect()
+        // One pass: each record's side buffer follows the one before.
+        let mut at = self.path_base.get(i).copied().unwrap_or(0);
+        self.mark_range(i)
+            .map(|j| {
+                let record = self.resolve_at(j, at);
+                at += side_len(&self.ahead.log.records[j]);
+                Entry { time: m.time, event: m.event, record }
+            })
+            .collect()
     }
 
     /// Number of records written by events 1..=k.

@@ -23,6 +23,9 @@ pub struct TaskResult {
     pub wakeup_latency_ns: Percentiles,
     /// Completed iterations of the program's outermost loops.
     pub ops: u64,
+    /// How often its program ran `SPIN_LIMIT` statements at one instant
+    /// without using time and spun until the next tick (see `sim::SPIN_LIMIT`).
+    pub spins: u32,
 }
 
 /// What a workload macro measured over its worker tasks.
@@ -118,6 +121,7 @@ impl Simulation {
                         run_delay_ns: t.stats.run_delay,
                         wakeup_latency_ns: s.wakeup_latency(i as u32).percentiles(),
                         ops: t.stats.ops,
+                        spins: self.state.spins[i],
                     }
                 })
                 .collect(),

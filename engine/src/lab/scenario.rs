@@ -120,12 +120,49 @@ impl From<(String, Option<Pos>)> for ErrorLoc {
     }
 }
 
+/// Words of an error message longer than this are cut (an unknown key or
+/// name of 100 000 characters is named by its start, not echoed whole).
+const MAX_WORD: usize = 64;
+
+/// `s` with every word longer than [`MAX_WORD`] characters cut to its
+/// start, an ellipsis and its length.
+fn clip(s: String) -> String {
+    if s.len() <= MAX_WORD {
+        return s;
+    }
+    let mut out = String::with_capacity(s.len().min(1024));
+    let mut word = 0;
+    let mut cut = false;
+    let mut dropped = 0usize;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            if cut {
+                out.push_str(&format!("… ({} characters)", MAX_WORD + dropped));
+            }
+            (word, cut, dropped) = (0, false, 0);
+            out.push(c);
+            continue;
+        }
+        word += 1;
+        if word <= MAX_WORD {
+            out.push(c);
+        } else {
+            cut = true;
+            dropped += 1;
+        }
+    }
+    if cut {
+        out.push_str(&format!("… ({} characters)", MAX_WORD + dropped));
+    }
+    out
+}
+
 impl ScenarioError {
     pub fn new(key: impl Into<String>, pos: Option<Pos>, msg: impl Into<String>) -> Self {
         ScenarioError {
-            key: key.into(),
+            key: clip(key.into()),
             pos,
-            msg: msg.into(),
+            msg: clip(msg.into()),
         }
     }
 
@@ -133,11 +170,7 @@ impl ScenarioError {
     /// or at a `(key, pos)` pair.
     pub fn at(loc: impl Into<ErrorLoc>, msg: impl Into<String>) -> Self {
         let loc = loc.into();
-        ScenarioError {
-            key: loc.key,
-            pos: loc.pos,
-            msg: msg.into(),
-        }
+        ScenarioError::new(loc.key, loc.pos, msg)
     }
 }
 
@@ -224,7 +257,7 @@ impl fmt::Display for Param {
         match self {
             Param::Int(n) => write!(f, "{n}"),
             Param::Dur(ns) => write!(f, "\"{}\"", format_duration(*ns)),
-            Param::Str(s) => write!(f, "\"{}\"", s.escape_default()),
+            Param::Str(s) => f.write_str(&print::quote(s)),
             Param::Bool(b) => write!(f, "{b}"),
         }
     }
@@ -451,11 +484,7 @@ pub fn parse_with(text: &str, format: Format) -> Result<Scenario, ScenarioError>
         Format::Toml => value::from_toml(text),
         Format::Json => json::parse(text),
     }
-    .map_err(|(off, msg)| ScenarioError {
-        key: String::new(),
-        pos: off.map(|o| src.pos(o)),
-        msg: format!("syntax error: {msg}"),
-    })?;
+    .map_err(|(off, msg)| ScenarioError::new(String::new(), off.map(|o| src.pos(o)), format!("syntax error: {msg}")))?;
     Cx { src: &src, format }.scenario(&root)
 }
 

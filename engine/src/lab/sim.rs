@@ -15,9 +15,20 @@ use crate::lab::rng::Rng;
 use crate::kernel::sched::core::{PrevState, Sched, TaskState};
 use crate::lab::trace::{Entry, LogHash, Record};
 
-/// A task that runs this many program statements without using time is
-/// stopped (a `loop { yield }` alone on a CPU would otherwise spin forever).
+/// Instructions one step of a program may take without reaching a
+/// statement (loop bookkeeping of `loop N { loop 0 { .. } }`); past it the
+/// task spins (see [`SPIN_LIMIT`]).
 pub const STATEMENT_BUDGET: u32 = 100_000;
+
+/// Program statements one CPU may run at one instant. A program that
+/// cannot advance time — `loop { yield }` alone on its CPU, `send`/`recv`
+/// that never block, zero-cost `run`s — reaches it and *spins*: as in the
+/// kernel, where each of those system calls costs CPU time and the task
+/// never stops running, it keeps its CPU and is charged for it, here until
+/// the CPU's next tick; then its program goes on. Each spin is logged
+/// (`Record::Livelock`), counted per task (`spins` in the results) and
+/// reported in the run's warnings.
+pub const SPIN_LIMIT: u32 = 1_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EvKind {
@@ -69,6 +80,9 @@ struct CpuSim {
     idle_since: u64,
     /// Leaving an idle state (an IdleExit is pending).
     exiting: bool,
+    /// Program statements run at `stmts_at` (see `SPIN_LIMIT`).
+    stmts_at: u64,
+    stmts: u32,
 }
 
 /// Everything that changes while the simulation runs.
@@ -84,6 +98,10 @@ pub struct SimState {
     pub events: u64,
     /// Tasks whose program ended; when all have, the run is over.
     pub exited: u32,
+    /// Per task, how often it spun (ran `SPIN_LIMIT` statements at one
+    /// instant); and the first spin (task, time).
+    pub spins: Vec<u32>,
+    first_spin: Option<(u32, u64)>,
     pub done: bool,
 }
 
@@ -184,7 +202,7 @@ pub struct Simulation {
     pub state: SimState,
     pub info: Static,
     pub log: Log,
-    /// Set when the run had to stop a task (livelock).
+    /// What the run could not do as written: deadlocks, spinning tasks.
     pub warnings: Vec<String>,
     /// Sampled per-CPU signals and decision counts (`enable_signals`).
     pub signals: Option<crate::lab::signals::Signals>,
@@ -216,6 +234,8 @@ impl Simulation {
             seq: 0,
             rng: Rng::new(info.seed),
             cursors: vec![Cursor::default(); ntasks],
+            spins: vec![0; ntasks],
+            first_spin: None,
             cpus: vec![CpuSim::default(); ncpus],
             events: 0,
             exited: 0,
@@ -304,6 +324,13 @@ impl Simulation {
         while self.state.next_time().is_some_and(|nt| nt <= t) && self.step() {}
     }
 
+    /// Ends the run at the current instant, whatever is still pending (a
+    /// run cut short: its results cover the time simulated so far).
+    pub fn end_now(&mut self) {
+        self.info.duration = self.now();
+        self.finish();
+    }
+
     fn finish(&mut self) -> bool {
         if !self.state.done {
             self.state.done = true;
@@ -314,6 +341,7 @@ impl Simulation {
             if !all_exited && self.state.queue.is_empty() {
                 self.note_deadlock();
             }
+            self.note_spins();
             if let Some(sig) = &mut self.signals {
                 sig.sample_until(&self.state.sched, end.saturating_add(1));
             }
@@ -345,6 +373,36 @@ impl Simulation {
                 blocked.len()
             ));
         }
+    }
+
+    /// Tasks that spun: who, and what it means.
+    fn note_spins(&mut self) {
+        let Some((first, at)) = self.state.first_spin else { return };
+        let spun: Vec<&str> = (0..self.state.spins.len()).filter(|&t| self.state.spins[t] > 0).map(|t| self.info.task_names[t].as_str()).collect();
+        let shown = spun.iter().take(8).copied().collect::<Vec<_>>().join(", ");
+        let more = if spun.len() > 8 { format!(" and {} more", spun.len() - 8) } else { String::new() };
+        self.warnings.push(format!(
+            "{} task(s) ran {SPIN_LIMIT} program statements at one instant without using time ({shown}{more}; first {} at {} ns): \
+             a program that cannot advance time (`loop {{ yield }}` with nothing else to run, send/recv that never block) \
+             keeps its CPU and is charged for it until the next tick, as a spinning task is in the kernel",
+            spun.len(),
+            self.info.task_names[first as usize],
+            at
+        ));
+    }
+
+    /// The running task's program has run `SPIN_LIMIT` statements on its
+    /// CPU at this instant: it spins, holding the CPU (charged as running)
+    /// until the CPU's next tick, as a burst the scheduler can preempt.
+    fn spin(&mut self, task: u32) {
+        let now = self.state.sched.now;
+        let tick = self.state.sched.tun.tick_nsec;
+        let until = (now / tick + 1) * tick;
+        let exec = self.exec_now(task);
+        self.state.cursors[task as usize].burst_end = Some(exec + (until - now));
+        self.state.sched.trace(Record::Livelock { task });
+        self.state.spins[task as usize] += 1;
+        self.state.first_spin.get_or_insert((task, now));
     }
 
     /// Saves the current position.
@@ -489,7 +547,28 @@ impl Simulation {
                 return;
             }
             resume = false;
-            match self.advance(cpu, curr) {
+            // SPIN_LIMIT statements ran at this instant and the task is
+            // about to run more (not to resume a burst): it spins.
+            let now = self.state.sched.now;
+            let c = &mut self.state.cpus[cpu as usize];
+            if c.stmts_at == now
+                && c.stmts >= SPIN_LIMIT
+                && self.state.cursors[curr as usize].burst_end.is_none()
+                && self.state.sched.tasks[curr as usize].overhead == 0
+            {
+                c.stmts = 0;
+                self.spin(curr);
+            }
+            let outcome = self.advance(cpu, curr);
+            if !matches!(outcome, Outcome::Running) {
+                // A statement done without using time.
+                let c = &mut self.state.cpus[cpu as usize];
+                if c.stmts_at != now {
+                    (c.stmts_at, c.stmts) = (now, 0);
+                }
+                c.stmts += 1;
+            }
+            match outcome {
                 Outcome::Running => {}
                 Outcome::Again => resume = true,
                 Outcome::Leave(prev_state) => {
@@ -567,12 +646,10 @@ impl Simulation {
         st.sched.tasks[t].stats.ops = ops;
         match action {
             None => {
-                st.sched.trace(Record::Livelock { task });
-                self.warnings.push(format!(
-                    "task {} ran {STATEMENT_BUDGET} statements without using time at {} ns; it was stopped",
-                    self.info.task_names[t], st.sched.now
-                ));
-                Outcome::Leave(PrevState::Exiting)
+                // Loop bookkeeping alone, STATEMENT_BUDGET instructions of
+                // it: a spin like any other.
+                self.spin(task);
+                Outcome::Again
             }
             Some(Action::Burst(end)) => {
                 if end <= exec {

@@ -437,13 +437,19 @@ struct Out {
 }
 
 impl Out {
-    /// A cost as program text: `ns` spread uniformly over ±jitter.
+    /// A cost as program text: `ns` spread uniformly over ±jitter. The
+    /// spread stops at the longest duration a scenario may name (a cost of
+    /// 1 000 000 s with 100 % jitter is at most 1 000 000 s, not 2 000 000 s:
+    /// the program must parse back), so the mean of a cost that large is
+    /// below `ns`.
     fn cost(&self, ns: u64) -> String {
+        let ns = ns.min(scenario::MAX_DURATION_NS);
         let d = ns * self.common.jitter / 1000;
         if d == 0 {
             scenario::format_duration(ns)
         } else {
-            format!("uniform({}, {})", scenario::format_duration(ns - d), scenario::format_duration(ns + d))
+            let hi = (ns + d).min(scenario::MAX_DURATION_NS);
+            format!("uniform({}, {})", scenario::format_duration(ns - d), scenario::format_duration(hi))
         }
     }
 
@@ -453,9 +459,11 @@ impl Out {
 
     /// Adds a task (`count` instances) running `code`; `process` names the
     /// address space it shares (None: its own).
-    fn task(&mut self, name: &str, count: u32, code: &str, process: Option<&str>) {
-        // Workload programs are generated here, so a parse error is a bug.
-        let program = scenario::parse_program(code, self.pos).unwrap_or_else(|m| panic!("workload program `{code}`: {m}"));
+    fn task(&mut self, name: &str, count: u32, code: &str, process: Option<&str>) -> R<()> {
+        // Workload programs are generated here, so a parse error is a bug
+        // of this file; it is still an error, never a panic.
+        let program = scenario::parse_program(code, self.pos)
+            .map_err(|m| ScenarioError::new(format!("workload `{}`", self.name), Some(self.pos), format!("the generated program of `{name}` does not parse ({m}): a schedlab bug, please report it")))?;
         let c = &self.common;
         self.tasks.push(TaskSpec {
             name: name.to_string(),
@@ -471,6 +479,7 @@ impl Out {
             process: process.map(str::to_string),
             pos: self.pos,
         });
+        Ok(())
     }
 
     fn measure(&self, kind: &'static str, case: String, load: String, metric: Metric, workers: Vec<String>) -> Measure {
@@ -515,11 +524,11 @@ fn hackbench(a: &mut Args, o: &mut Out) -> R<Measure> {
         for (k, ch) in chans.iter().enumerate() {
             o.chan(ch, capacity);
             let rx = format!("{name}-g{g}-rx{k}");
-            o.task(&rx, 1, &format!("loop {} {{ recv {ch}; run {r} }}", loops * fds as u64), process);
+            o.task(&rx, 1, &format!("loop {} {{ recv {ch}; run {r} }}", loops * fds as u64), process)?;
             workers.push(rx);
         }
         let body: Vec<String> = chans.iter().map(|ch| format!("run {w}; send {ch}")).collect();
-        o.task(&format!("{name}-g{g}-tx"), fds, &format!("loop {loops} {{ {} }}", body.join("; ")), process);
+        o.task(&format!("{name}-g{g}-tx"), fds, &format!("loop {loops} {{ {} }}", body.join("; ")), process)?;
     }
     let mut m = o.measure("hackbench", format!("{mode}-{ipc}"), plural(groups, "group", "groups"), Metric::Time, workers);
     m.total_ops = Some(groups as u64 * fds as u64 * fds as u64 * loops);
@@ -552,12 +561,12 @@ fn schbench(a: &mut Args, o: &mut Out) -> R<Measure> {
             } else {
                 format!("; sleep uniform({}, {})", scenario::format_duration(sleeptime), scenario::format_duration(sleeptime + sleeptime / 4))
             };
-            o.task(&msg, 1, &format!("loop {{ reply; wait{nap} }}"), Some(&name));
-            o.task(&w, workers, &format!("loop {{ run {}; call {msg} }}", scenario::format_duration(cputime.max(1))), Some(&name));
+            o.task(&msg, 1, &format!("loop {{ reply; wait{nap} }}"), Some(&name))?;
+            o.task(&w, workers, &format!("loop {{ run {}; call {msg} }}", scenario::format_duration(cputime.max(1))), Some(&name))?;
         } else {
-            o.task(&msg, 1, "loop { reply; wait }", Some(&name));
+            o.task(&msg, 1, "loop { reply; wait }", Some(&name))?;
             let think = if sleep > 0 { format!("sleep {}; ", scenario::format_duration(sleep)) } else { String::new() };
-            o.task(&w, workers, &format!("loop {{ call {msg}; {think}run {} }}", o.cost(work.max(1))), Some(&name));
+            o.task(&w, workers, &format!("loop {{ call {msg}; {think}run {} }}", o.cost(work.max(1))), Some(&name))?;
         }
         ws.push(w);
     }
@@ -568,7 +577,7 @@ fn schbench(a: &mut Args, o: &mut Out) -> R<Measure> {
 
 /// One request/response pair per thread: the client sends a request and
 /// waits for the answer; the server waits for a request, answers it.
-fn rr_pairs(o: &mut Out, threads: u32, client: &str, server: &str) -> Vec<String> {
+fn rr_pairs(o: &mut Out, threads: u32, client: &str, server: &str) -> R<Vec<String>> {
     let name = o.name.clone();
     let mut clients = Vec::new();
     for i in 0..threads {
@@ -576,11 +585,11 @@ fn rr_pairs(o: &mut Out, threads: u32, client: &str, server: &str) -> Vec<String
         o.chan(&req, crate::lab::scenario::DEFAULT_CHANNEL_CAPACITY);
         o.chan(&resp, crate::lab::scenario::DEFAULT_CHANNEL_CAPACITY);
         let c = format!("{name}-c{i}");
-        o.task(&c, 1, &format!("loop {{ run {client}; send {req}; recv {resp} }}"), None);
-        o.task(&format!("{name}-s{i}"), 1, &format!("loop {{ recv {req}; run {server}; send {resp} }}"), None);
+        o.task(&c, 1, &format!("loop {{ run {client}; send {req}; recv {resp} }}"), None)?;
+        o.task(&format!("{name}-s{i}"), 1, &format!("loop {{ recv {req}; run {server}; send {resp} }}"), None)?;
         clients.push(c);
     }
-    clients
+    Ok(clients)
 }
 
 /// netperf TCP_RR/UDP_RR: a netperf process per thread and its netserver;
@@ -595,7 +604,7 @@ fn netperf_rr(a: &mut Args, o: &mut Out) -> R<Measure> {
     let recv = a.dur("recv_cost", if tcp { 2_000 } else { 1_500 })?;
     // Client: recv of the previous answer + send of the next request.
     let side = o.cost(send + recv);
-    let clients = rr_pairs(o, threads, &side, &side);
+    let clients = rr_pairs(o, threads, &side, &side)?;
     let case = if tcp { "TCP_RR" } else { "UDP_RR" };
     Ok(o.measure("netperf-rr", case.into(), plural(threads, "thread", "threads"), Metric::Throughput, clients))
 }
@@ -616,9 +625,9 @@ fn netperf_stream(a: &mut Args, o: &mut Out) -> R<Measure> {
     for i in 0..threads {
         let ch = format!("{name}-{i}");
         o.chan(&ch, window);
-        o.task(&format!("{name}-tx{i}"), 1, &format!("loop {{ run {send}; send {ch} }}"), None);
+        o.task(&format!("{name}-tx{i}"), 1, &format!("loop {{ run {send}; send {ch} }}"), None)?;
         let rx = format!("{name}-rx{i}");
-        o.task(&rx, 1, &format!("loop {{ recv {ch}; run {recv} }}"), None);
+        o.task(&rx, 1, &format!("loop {{ recv {ch}; run {recv} }}"), None)?;
         rxs.push(rx);
     }
     let case = if proto == "tcp" { "TCP_STREAM" } else { "UDP_STREAM" };
@@ -632,7 +641,7 @@ fn tbench(a: &mut Args, o: &mut Out) -> R<Measure> {
     let threads = a.count("threads", a.cpus, 65_536)?;
     let client = a.dist("client_work", "exp(6us)")?;
     let server = a.dist("server_work", "exp(10us)")?;
-    let clients = rr_pairs(o, threads, &client, &server);
+    let clients = rr_pairs(o, threads, &client, &server)?;
     Ok(o.measure("tbench", "loopback".into(), plural(threads, "thread", "threads"), Metric::Throughput, clients))
 }
 
@@ -653,8 +662,8 @@ fn pipe_test(a: &mut Args, o: &mut Out) -> R<Measure> {
     o.chan(&ba, 1);
     let count = if loops > 0 { format!("{loops} ") } else { String::new() };
     let a_task = format!("{name}-a");
-    o.task(&a_task, 1, &format!("loop {count}{{ run {work}; send {ab}; recv {ba} }}"), process);
-    o.task(&format!("{name}-b"), 1, &format!("loop {count}{{ recv {ab}; run {work}; send {ba} }}"), process);
+    o.task(&a_task, 1, &format!("loop {count}{{ run {work}; send {ab}; recv {ba} }}"), process)?;
+    o.task(&format!("{name}-b"), 1, &format!("loop {count}{{ recv {ab}; run {work}; send {ba} }}"), process)?;
     let mut m = o.measure("pipe-test", "pipe".into(), "2 tasks".into(), Metric::Throughput, vec![a_task]);
     m.total_ops = (loops > 0).then_some(loops as u64);
     Ok(m)
@@ -670,8 +679,8 @@ fn stress_futex(a: &mut Args, o: &mut Out) -> R<Measure> {
     let mut wakers = Vec::new();
     for i in 0..n {
         let (waker, waiter) = (format!("{name}-{i}"), format!("{name}-{i}-w"));
-        o.task(&waker, 1, &format!("loop {{ run {wake}; wake {waiter} }}"), None);
-        o.task(&waiter, 1, &format!("loop {{ wait; run {wait} }}"), None);
+        o.task(&waker, 1, &format!("loop {{ run {wake}; wake {waiter} }}"), None)?;
+        o.task(&waiter, 1, &format!("loop {{ wait; run {wait} }}"), None)?;
         wakers.push(waker);
     }
     Ok(o.measure("stress-futex", "futex".into(), plural(n, "instance", "instances"), Metric::Throughput, wakers))
@@ -688,9 +697,9 @@ fn stress_sigsuspend(a: &mut Args, o: &mut Out) -> R<Measure> {
     for i in 0..n {
         let kids: Vec<String> = (0..4).map(|k| format!("{name}-{i}-c{k}")).collect();
         let body: Vec<String> = kids.iter().map(|c| format!("run {kill}; wake {c}")).collect();
-        o.task(&format!("{name}-{i}"), 1, &format!("loop {{ {} }}", body.join("; ")), None);
+        o.task(&format!("{name}-{i}"), 1, &format!("loop {{ {} }}", body.join("; ")), None)?;
         for c in kids {
-            o.task(&c, 1, &format!("loop {{ wait; run {handle} }}"), None);
+            o.task(&c, 1, &format!("loop {{ wait; run {handle} }}"), None)?;
             children.push(c);
         }
     }
@@ -704,14 +713,14 @@ fn unixbench_pipe(a: &mut Args, o: &mut Out) -> R<Measure> {
     let n = a.count("tasks", 1, 65_536)?;
     let cost = o.cost(a.dur("cost", 2_000)?.max(1));
     let name = o.name.clone();
-    o.task(&name, n, &format!("loop {{ run {cost} }}"), None);
+    o.task(&name, n, &format!("loop {{ run {cost} }}"), None)?;
     Ok(o.measure("unixbench-pipe", "pipe".into(), plural(n, "task", "tasks"), Metric::Throughput, vec![name.clone()]))
 }
 
 fn hogs(a: &mut Args, o: &mut Out) -> R<Measure> {
     let n = a.count("count", a.cpus, 65_536)?;
     let name = o.name.clone();
-    o.task(&name, n, "run", None);
+    o.task(&name, n, "run", None)?;
     Ok(o.measure("hogs", "hogs".into(), plural(n, "task", "tasks"), Metric::CpuTime, vec![name.clone()]))
 }
 

@@ -9,6 +9,9 @@ mod invariants;
 mod patches;
 mod oracles;
 mod warmup;
+mod fuzz;
+mod spin;
+mod stale_curr;
 
 use crate::kernel::sched::features::{Feature, Features, PRESET_NAMES};
 use crate::kernel::sched::presets::{self, Scaling, Tunables};

@@ -635,7 +635,6 @@ impl Sched {
             };
             self.trace(rec);
         }
-        self.rqs[cpu as usize].resched = false;
         self.root_pick = None;
         let mut pick_prev = prev;
         if prev != NIL && prev_state == PrevState::Running && self.rqs[cpu as usize].push_cpu != NIL {
@@ -651,6 +650,12 @@ impl Sched {
             self.pick_next_task_fair(cpu, prev)
         };
         self.trace_pick(cpu, next);
+        // clear_tsk_need_resched(prev) comes after pick_next_task(), as in
+        // __schedule() (v6.18): while the pick balances (newidle), a task it
+        // pulls finds the resched pending and does not check preemption —
+        // against a prev that may no longer be on this CPU at all (pushed
+        // away by active balancing).
+        self.rqs[cpu as usize].resched = false;
 
         if next == prev {
             return (next, false);

@@ -204,91 +204,37 @@ impl Topology {
         self.cpus.len() as u32
     }
 
-    fn span_id(&mut self, m: CpuMask) -> u32 {
-        if let Some(i) = self.spans.iter().position(|s| *s == m) {
-            return i as u32;
-        }
-        self.spans.push(m);
-        self.spans.len() as u32 - 1
-    }
-
-    /// The CPUs of `cpu`'s span at a level.
-    fn level_span(&self, cpu: u32, level: Level) -> CpuMask {
-        let me = self.cpus[cpu as usize];
-        let same = |o: &CpuInfo| match level {
-            Level::Smt => o.core == me.core,
-            Level::Mc => o.llc == me.llc,
-            Level::Pkg => o.socket == me.socket,
-            Level::Numa => true,
-        };
-        CpuMask::from_cpus(self.nr_cpus(), (0..self.nr_cpus()).filter(|&c| same(&self.cpus[c as usize])))
-    }
-
+    /// Builds every CPU's domains in O(CPUs × groups): each level's spans
+    /// are the classes of one key (core, LLC, socket, all), made once;
+    /// spans are numbered in first use, equal CPU sets sharing a number.
     fn build_domains(&mut self) {
         let nr = self.nr_cpus();
-        let levels = [Level::Smt, Level::Mc, Level::Pkg, Level::Numa];
+        let mut b = Builder::new(self);
         for cpu in 0..nr {
-            let smt = self.level_span(cpu, Level::Smt);
-            let llc = self.level_span(cpu, Level::Mc);
-            let smt_id = self.span_id(smt);
-            let llc_id = self.span_id(llc);
-            self.smt_span.push(smt_id);
-            self.llc_span.push(llc_id);
-
+            let smt = b.span(&mut self.spans, Level::Smt, cpu);
+            let llc = b.span(&mut self.spans, Level::Mc, cpu);
+            self.smt_span.push(smt);
+            self.llc_span.push(llc);
             let mut doms: Vec<Domain> = Vec::new();
-            let mut child: Option<CpuMask> = None;
-            for level in levels {
-                let span = self.level_span(cpu, level);
-                let weight = span.weight();
+            // The child domain's level.
+            let mut child: Option<Level> = None;
+            for level in LEVELS {
+                let weight = b.members(level, cpu).len() as u32;
                 // Degenerate: a single CPU, or the same CPUs as the child.
-                if weight <= 1 || child.as_ref() == Some(&span) {
+                // (Levels nest, so the same size is the same CPUs.)
+                if weight <= 1 || child.is_some_and(|c| b.members(c, cpu).len() as u32 == weight) {
                     continue;
                 }
-                let groups = self.groups(cpu, &span, child.as_ref());
-                let span_idx = self.span_id(span.clone());
-                doms.push(sd_init(level, span_idx, weight, groups, self.sockets > 1));
-                child = Some(span);
+                // Groups are numbered before their domain's span.
+                let groups = b.groups(&mut self.spans, cpu, level, child);
+                let span = b.span(&mut self.spans, level, cpu);
+                doms.push(sd_init(level, span, weight, groups, self.sockets > 1));
+                child = Some(level);
             }
             let llc_dom = doms.iter().rposition(|d| d.flags & SD_SHARE_LLC != 0).map(|i| i as u32);
             self.sd_llc.push(llc_dom);
             self.domains.push(doms);
         }
-    }
-
-    /// Mirrors `build_sched_groups()`: the child domain's spans that cover
-    /// this span (single CPUs at the lowest level), starting with the group
-    /// that contains `cpu` and continuing in CPU order.
-    fn groups(&mut self, cpu: u32, span: &CpuMask, child: Option<&CpuMask>) -> Vec<u32> {
-        let mut covered = CpuMask::new(self.nr_cpus());
-        let mut out = Vec::new();
-        let order: Vec<u32> = span.iter_wrap(cpu).collect();
-        for c in order {
-            if covered.test(c) {
-                continue;
-            }
-            let g = match child {
-                // The child level of CPU c is the same level as our child.
-                Some(ch) => {
-                    let level = self.child_level_of(ch, cpu);
-                    self.level_span(c, level)
-                }
-                None => CpuMask::from_cpus(self.nr_cpus(), [c]),
-            };
-            for x in g.iter() {
-                covered.set(x);
-            }
-            out.push(self.span_id(g));
-        }
-        out
-    }
-
-    /// Which level produced `child` for `cpu` (the smallest level whose
-    /// span equals it).
-    fn child_level_of(&self, child: &CpuMask, cpu: u32) -> Level {
-        [Level::Smt, Level::Mc, Level::Pkg, Level::Numa]
-            .into_iter()
-            .find(|&l| &self.level_span(cpu, l) == child)
-            .unwrap_or(Level::Numa)
     }
 
     /// `cpus_share_cache()`: same LLC.
@@ -313,6 +259,135 @@ impl Topology {
             self.threads_per_core,
             if self.threads_per_core == 1 { "" } else { "s" }
         )
+    }
+}
+
+/// The default topology levels, bottom-up.
+const LEVELS: [Level; 4] = [Level::Smt, Level::Mc, Level::Pkg, Level::Numa];
+
+/// What `build_domains()` works from: per level, the class (key) of every
+/// CPU and each class's CPUs in ascending order; span numbers made on first
+/// use and shared by equal CPU sets.
+struct Builder {
+    nr: u32,
+    /// Per level (LEVELS order), the key of each CPU.
+    key: [Vec<u32>; 4],
+    /// Per level, each key's CPUs, ascending.
+    members: [Vec<Vec<u32>>; 4],
+    /// Per level, each key's span number once made.
+    id: [Vec<Option<u32>>; 4],
+    /// Single-CPU spans (the groups of the lowest domain).
+    single: Vec<Option<u32>>,
+    /// Span numbers by CPU set.
+    by_mask: std::collections::HashMap<CpuMask, u32>,
+    /// Per (level, child level), each span's child classes.
+    children: std::collections::HashMap<(usize, usize), Vec<Vec<u32>>>,
+}
+
+impl Builder {
+    fn new(t: &Topology) -> Builder {
+        let nr = t.nr_cpus();
+        let key = |l: Level| -> Vec<u32> {
+            t.cpus
+                .iter()
+                .map(|c| match l {
+                    Level::Smt => c.core,
+                    Level::Mc => c.llc,
+                    Level::Pkg => c.socket,
+                    Level::Numa => 0,
+                })
+                .collect()
+        };
+        let key = LEVELS.map(key);
+        let members = std::array::from_fn(|l| {
+            let n = key[l].iter().max().map_or(0, |&k| k as usize + 1);
+            let mut m = vec![Vec::new(); n];
+            for (cpu, &k) in key[l].iter().enumerate() {
+                m[k as usize].push(cpu as u32);
+            }
+            m
+        });
+        let id = std::array::from_fn(|l: usize| vec![None; members[l].len()]);
+        Builder { nr, key, members, id, single: vec![None; nr as usize], by_mask: Default::default(), children: Default::default() }
+    }
+
+    fn level(l: Level) -> usize {
+        LEVELS.iter().position(|&x| x == l).unwrap_or(3)
+    }
+
+    /// The number of a CPU set, made (appended to `spans`) on first use.
+    fn number(by_mask: &mut std::collections::HashMap<CpuMask, u32>, spans: &mut Vec<CpuMask>, m: CpuMask) -> u32 {
+        *by_mask.entry(m).or_insert_with_key(|m| {
+            spans.push(m.clone());
+            spans.len() as u32 - 1
+        })
+    }
+
+    /// The span of `cpu` at `level`.
+    fn span(&mut self, spans: &mut Vec<CpuMask>, level: Level, cpu: u32) -> u32 {
+        let l = Builder::level(level);
+        let k = self.key[l][cpu as usize] as usize;
+        if let Some(id) = self.id[l][k] {
+            return id;
+        }
+        let m = CpuMask::from_cpus(self.nr, self.members[l][k].iter().copied());
+        let id = Builder::number(&mut self.by_mask, spans, m);
+        self.id[l][k] = Some(id);
+        id
+    }
+
+    /// The CPUs of `cpu`'s span at `level`, ascending.
+    fn members(&self, level: Level, cpu: u32) -> &[u32] {
+        let l = Builder::level(level);
+        &self.members[l][self.key[l][cpu as usize] as usize]
+    }
+
+    /// Mirrors `build_sched_groups()`: the child level's spans that make up
+    /// `cpu`'s span at `level` (single CPUs without a child), starting with
+    /// the one holding `cpu` and continuing in CPU order from there
+    /// (`for_each_cpu_wrap`): a group comes in the order of its first CPU
+    /// at or after `cpu`, groups wholly below `cpu` after those, by their
+    /// first CPU.
+    fn groups(&mut self, spans: &mut Vec<CpuMask>, cpu: u32, level: Level, child: Option<Level>) -> Vec<u32> {
+        let l = Builder::level(level);
+        let Some(child) = child else {
+            let span = &self.members[l][self.key[l][cpu as usize] as usize];
+            let order: Vec<u32> = span.iter().copied().filter(|&c| c >= cpu).chain(span.iter().copied().filter(|&c| c < cpu)).collect();
+            return order
+                .into_iter()
+                .map(|c| {
+                    *self.single[c as usize].get_or_insert_with(|| Builder::number(&mut self.by_mask, spans, CpuMask::from_cpus(self.nr, [c])))
+                })
+                .collect();
+        };
+        let cl = Builder::level(child);
+        let parent = self.key[l][cpu as usize];
+        // The child classes inside each span of this level, once per pair
+        // of levels (levels nest: a child class lies in one parent class).
+        if !self.children.contains_key(&(l, cl)) {
+            let mut inside = vec![Vec::new(); self.members[l].len()];
+            for (k, m) in self.members[cl].iter().enumerate() {
+                if let Some(&c) = m.first() {
+                    inside[self.key[l][c as usize] as usize].push(k as u32);
+                }
+            }
+            self.children.insert((l, cl), inside);
+        }
+        let inside = &self.children[&(l, cl)][parent as usize];
+        // Each with its first CPU in the wrapped order from `cpu`.
+        let mut classes: Vec<(bool, u32, u32)> = inside
+            .iter()
+            .map(|&k| {
+                let m = &self.members[cl][k as usize];
+                match m.get(m.partition_point(|&x| x < cpu)) {
+                    Some(&first) => (false, first, k),
+                    None => (true, m[0], k),
+                }
+            })
+            .collect();
+        classes.sort_unstable();
+        let first_cpu: Vec<u32> = classes.iter().map(|&(_, _, k)| self.members[cl][k as usize][0]).collect();
+        first_cpu.into_iter().map(|c| self.span(spans, child, c)).collect()
     }
 }
 
@@ -388,6 +463,110 @@ mod tests {
         assert_eq!(t.llc_size(5), 16);
         assert_eq!(t.domains[5][2].groups.len(), 8);
         assert_eq!(t.spans[t.domains[5][2].groups[0] as usize].to_list(), "0-7,64-71");
+    }
+
+    /// The builder before issue 15 (O(CPUs³)): every span found by a scan
+    /// of all CPUs, numbered by a linear search. The fast builder must give
+    /// exactly its machine.
+    fn reference(sockets: u32, llcs: u32, cores_per_llc: u32, threads: u32) -> Topology {
+        fn level_span(t: &Topology, cpu: u32, level: Level) -> CpuMask {
+            let me = t.cpus[cpu as usize];
+            let same = |o: &CpuInfo| match level {
+                Level::Smt => o.core == me.core,
+                Level::Mc => o.llc == me.llc,
+                Level::Pkg => o.socket == me.socket,
+                Level::Numa => true,
+            };
+            CpuMask::from_cpus(t.nr_cpus(), (0..t.nr_cpus()).filter(|&c| same(&t.cpus[c as usize])))
+        }
+        fn span_id(t: &mut Topology, m: CpuMask) -> u32 {
+            if let Some(i) = t.spans.iter().position(|s| *s == m) {
+                return i as u32;
+            }
+            t.spans.push(m);
+            t.spans.len() as u32 - 1
+        }
+        let mut t = Topology::new("fast", sockets, llcs, cores_per_llc, threads);
+        (t.spans, t.domains, t.sd_llc, t.llc_span, t.smt_span) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for cpu in 0..t.nr_cpus() {
+            let (smt, llc) = (level_span(&t, cpu, Level::Smt), level_span(&t, cpu, Level::Mc));
+            let (smt, llc) = (span_id(&mut t, smt), span_id(&mut t, llc));
+            t.smt_span.push(smt);
+            t.llc_span.push(llc);
+            let mut doms: Vec<Domain> = Vec::new();
+            let mut child: Option<(Level, CpuMask)> = None;
+            for level in LEVELS {
+                let span = level_span(&t, cpu, level);
+                let weight = span.weight();
+                if weight <= 1 || child.as_ref().is_some_and(|(_, c)| *c == span) {
+                    continue;
+                }
+                let mut covered = CpuMask::new(t.nr_cpus());
+                let mut groups = Vec::new();
+                for c in span.iter_wrap(cpu).collect::<Vec<_>>() {
+                    if covered.test(c) {
+                        continue;
+                    }
+                    let g = match &child {
+                        Some((l, _)) => level_span(&t, c, *l),
+                        None => CpuMask::from_cpus(t.nr_cpus(), [c]),
+                    };
+                    for x in g.iter() {
+                        covered.set(x);
+                    }
+                    groups.push(span_id(&mut t, g));
+                }
+                let idx = span_id(&mut t, span.clone());
+                doms.push(sd_init(level, idx, weight, groups, t.sockets > 1));
+                child = Some((level, span));
+            }
+            t.sd_llc.push(doms.iter().rposition(|d| d.flags & SD_SHARE_LLC != 0).map(|i| i as u32));
+            t.domains.push(doms);
+        }
+        t
+    }
+
+    /// Every shape of up to 3 sockets × 3 LLCs × 4 cores × 3 threads, and
+    /// the presets' shapes: the same spans (in the same order), domains,
+    /// groups, LLC domains and spans as the reference builder.
+    #[test]
+    fn fast_builder_builds_the_reference_machine() {
+        let mut shapes: Vec<[u32; 4]> = PRESETS.iter().map(|p| p.2).collect();
+        for s in 1..=3 {
+            for l in 1..=3 {
+                for c in 1..=4 {
+                    for th in 1..=3 {
+                        shapes.push([s, l, c, th]);
+                    }
+                }
+            }
+        }
+        for [s, l, c, th] in shapes {
+            let (fast, slow) = (Topology::new("fast", s, l, c, th), reference(s, l, c, th));
+            let what = format!("{s}x{l}x{c}x{th}");
+            assert_eq!(fast.spans, slow.spans, "{what}");
+            assert_eq!(format!("{:?}", fast.domains), format!("{:?}", slow.domains), "{what}");
+            assert_eq!((&fast.sd_llc, &fast.llc_span, &fast.smt_span), (&slow.sd_llc, &slow.llc_span, &slow.smt_span), "{what}");
+        }
+    }
+
+    /// 4 096 CPUs in the shapes that took 15–63 s before (issue 15): one
+    /// LLC per core (1024 sockets × 4 LLCs, 1 024 groups at the NUMA level)
+    /// and 64 × 8 × 8. The bound is generous for a debug build on a busy
+    /// machine; README gives the release figures.
+    #[test]
+    fn big_machines_build_fast() {
+        for [s, l, c, th] in [[1024, 4, 1, 1], [64, 8, 8, 1], [2, 8, 128, 2], [1, 1, 512, 8]] {
+            let t0 = std::time::Instant::now();
+            let t = Topology::new("big", s, l, c, th);
+            let took = t0.elapsed();
+            assert_eq!(t.nr_cpus(), 4096);
+            assert!(took.as_secs_f64() < 5.0, "{s}x{l}x{c}x{th}: {took:?}");
+        }
+        // The NUMA domain of the first shape has one group per socket.
+        let t = Topology::new("big", 1024, 4, 1, 1);
+        let top = t.domains[0].last().unwrap();
+        assert_eq!((top.level, top.groups.len()), (Level::Numa, 1024));
     }
 
     #[test]

@@ -3,10 +3,37 @@
 
 use std::fmt::Write;
 
-use super::{format_duration, ChannelSpec, GroupSpec, Param, Policy, Scenario, TaskSpec, TunableScaling, WorkloadSpec};
+use super::{format_duration, ChannelSpec, GroupSpec, Param, Policy, Scenario, StudySpec, TaskSpec, TunableScaling, WorkloadSpec};
 
-fn quote(s: &str) -> String {
-    format!("\"{}\"", s.escape_default())
+/// A TOML basic string: quotes, backslashes and control characters
+/// escaped, everything else (non-ASCII included) as it is.
+pub(crate) fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A key: bare when TOML allows it, quoted otherwise.
+fn key(k: &str) -> String {
+    if !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+        k.to_string()
+    } else {
+        quote(k)
+    }
 }
 
 /// The whole scenario as TOML that parses back to the same scenario
@@ -29,7 +56,7 @@ pub fn to_toml(sc: &Scenario) -> String {
         let _ = writeln!(s, "patches = [{}]", names.join(", "));
     }
     if !sim.features.is_empty() {
-        let flags: Vec<String> = sim.features.iter().map(|(n, on)| format!("{} = {on}", n.name)).collect();
+        let flags: Vec<String> = sim.features.iter().map(|(n, on)| format!("{} = {on}", key(&n.name))).collect();
         let _ = writeln!(s, "features = {{ {} }}", flags.join(", "));
     }
     if let Some((ns, _)) = sim.base_slice {
@@ -72,6 +99,44 @@ pub fn to_toml(sc: &Scenario) -> String {
     }
     for w in &sc.workloads {
         s += &workload(w);
+    }
+    if let Some(st) = &sc.study {
+        s += &study(st);
+    }
+    s
+}
+
+fn study(st: &StudySpec) -> String {
+    let mut s = format!("\n[study]\nbase = {}\n", quote(&st.base.name));
+    let names: Vec<String> = st.compare.iter().map(|n| quote(&n.name)).collect();
+    // One configuration written as a string stays a string.
+    match st.compare.as_slice() {
+        [one] if !one.key.ends_with(']') => {
+            let _ = writeln!(s, "compare = {}", quote(&one.name));
+        }
+        _ => {
+            let _ = writeln!(s, "compare = [{}]", names.join(", "));
+        }
+    }
+    let seeds: Vec<String> = st.seeds.iter().map(u64::to_string).collect();
+    let _ = writeln!(s, "seeds = [{}]", seeds.join(", "));
+    if let Some(l) = &st.load {
+        let _ = writeln!(s, "load = {}", quote(&l.name));
+    }
+    if !st.loads.is_empty() {
+        let loads: Vec<String> = st.loads.iter().map(|(p, _)| param(p)).collect();
+        let _ = writeln!(s, "loads = [{}]", loads.join(", "));
+    }
+    if !st.cases.is_empty() {
+        let cases: Vec<String> = st
+            .cases
+            .iter()
+            .map(|c| format!("{{ {} }}", c.iter().map(|(n, v)| format!("{} = {}", key(&n.name), param(v))).collect::<Vec<_>>().join(", ")))
+            .collect();
+        let _ = writeln!(s, "cases = [{}]", cases.join(", "));
+    }
+    if let Some(m) = &st.metric {
+        let _ = writeln!(s, "metric = {}", quote(&m.name));
     }
     s
 }
@@ -140,7 +205,7 @@ fn workload(w: &WorkloadSpec) -> String {
         let _ = writeln!(s, "name = {}", quote(n));
     }
     for (k, v) in &w.params {
-        let _ = writeln!(s, "{} = {}", k.name, param(v));
+        let _ = writeln!(s, "{} = {}", key(&k.name), param(v));
     }
     s
 }

@@ -265,3 +265,17 @@ fn unixbench_pipe_copies_are_counting_hogs() {
     assert_eq!(task(&e, "unixbench-pipe").count, 48);
     assert_eq!((e.measure.case.as_str(), e.measure.load.as_str()), ("pipe", "48 tasks"));
 }
+
+/// Issue 15: a cost at the duration limit (1 000 000 s) with 100 % jitter
+/// would spread to uniform(0 s, 2 000 000 s), which no program may name.
+/// The spread stops at the limit: lo = 1e15 − 1e15·1000/1000 = 0,
+/// hi = min(2e15, 1e15) ns = 1 000 000 s.
+#[test]
+fn jittered_costs_stop_at_the_duration_limit() {
+    let e = expand1("[[workload]]\nkind = \"schbench\"\nworkers = 1\nwork = \"1000000s\"\njitter = \"100%\"\n", 2);
+    assert_eq!(prog(&e, "schbench-m0-w"), "loop { call schbench-m0; sleep 100us; run uniform(0s, 1000000s) }");
+    // netperf-rr charges send + recv per side: 2 × 1 000 000 s is clamped
+    // to 1 000 000 s, then ±10 %: uniform(900 000 s, 1 000 000 s).
+    let e = expand1("[[workload]]\nkind = \"netperf-rr\"\nthreads = 1\nsend_cost = \"1000000s\"\nrecv_cost = \"1000000s\"\njitter = \"10%\"\n", 2);
+    assert_eq!(prog(&e, "netperf-rr-c0"), "loop { run uniform(900000s, 1000000s); send netperf-rr-0-req; recv netperf-rr-0-resp }");
+}
