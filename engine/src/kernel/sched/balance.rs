@@ -5,8 +5,9 @@
 //!
 //! Simplified, and said so where it happens: no active balancing through the
 //! stopper for reasons other than repeated failure; no LBF_DST_PINNED retry
-//! on another destination; delayed (sleeping) tasks are never migrated; no
-//! NUMA-balancing locality; capacities are all 1024 (no RT/IRQ pressure).
+//! on another destination; no NUMA-balancing locality; capacities are all
+//! 1024 (no RT/IRQ pressure). Delayed (sleeping) tasks move as the version
+//! lets them (LB_NO_DELAYED).
 
 use serde::Serialize;
 
@@ -325,10 +326,22 @@ impl Sched {
         s.group_load += self.cpu_load(i);
         s.group_util += self.cpu_util_cfs(i);
         s.group_runnable += self.cpu_runnable(i);
-        s.sum_h_nr_running += self.cfs_rqs[rq.cfs as usize].h_nr_queued;
+        s.sum_h_nr_running += self.lb_nr_running(i);
         s.sum_nr_running += rq.nr_running;
         if rq.nr_running == 0 && self.available_idle_cpu(i) {
             s.idle_cpus += 1;
+        }
+    }
+
+    /// The fair tasks the balancer counts on a CPU: `rq->cfs.h_nr_runnable`
+    /// (LB_H_NR_RUNNABLE, v6.14+), or `h_nr_running` with delayed tasks
+    /// (v5.15–v6.13).
+    fn lb_nr_running(&self, cpu: u32) -> u32 {
+        let cfs = &self.cfs_rqs[self.rqs[cpu as usize].cfs as usize];
+        if self.feat.has(Feature::LB_H_NR_RUNNABLE) {
+            cfs.h_nr_runnable
+        } else {
+            cfs.h_nr_queued
         }
     }
 
@@ -485,8 +498,7 @@ impl Sched {
         let mut busiest = None;
         let (mut busiest_load, mut busiest_util, mut busiest_nr) = (0u64, 0u64, 0u32);
         for i in self.topo.spans[group as usize].iter() {
-            let rq = &self.rqs[i as usize];
-            let nr = self.cfs_rqs[rq.cfs as usize].h_nr_runnable;
+            let nr = self.lb_nr_running(i);
             if nr == 0 {
                 continue;
             }
@@ -628,23 +640,19 @@ impl Sched {
         moved
     }
 
-    /// Mirrors `can_migrate_task()` (fair.c, v6.18).
+    /// Mirrors `can_migrate_task()` (fair.c, v6.18; the delayed and
+    /// eligibility tests by flag).
     fn can_migrate_task(&mut self, env: &mut Env, src: u32, p: u32) -> bool {
         let se = self.tasks[p as usize].se;
-        // Delayed (sleeping) tasks are never moved here (the kernel moves
-        // them only when balancing load).
-        if self.ents[se as usize].sched_delayed {
+        // v6.14+ (LB_NO_DELAYED): a delayed (sleeping) task moves only when
+        // the balancer migrates load. v6.12/v6.13 move it like any queued
+        // task; it completes its dequeue on the destination.
+        if self.feat.has(Feature::LB_NO_DELAYED) && self.ents[se as usize].sched_delayed && env.migration_type != MigrationType::Load {
             return false;
         }
         let failed = self.sd[env.cpu as usize][env.level].nr_balance_failed;
-        // v6.14+: prefer eligible tasks; an ineligible one moves only after
-        // a failed attempt, and only to a non-empty queue it would still lag.
-        if self.feat.has(Feature::LB_PREFER_ELIGIBLE) && failed == 0 && self.feat.has(Feature::PLACE_LAG) {
-            let dst_q = self.rqs[env.cpu as usize].cfs;
-            let q = self.ents[se as usize].cfs_rq;
-            if self.cfs_rqs[dst_q as usize].nr_queued > 0 && !self.entity_eligible(q, se) {
-                return false;
-            }
+        if failed == 0 && self.task_is_ineligible_on_dst_cpu(p, env.cpu) {
+            return false;
         }
         if !self.cpu_allowed(p, env.cpu) {
             return false;
@@ -657,9 +665,25 @@ impl Sched {
         !hot || failed > self.topo.domains[env.cpu as usize][env.level].cache_nice_tries
     }
 
-    /// Mirrors `task_hot()` (fair.c, v6.18): a task that ran within the last
-    /// migration_cost (0.5 ms) is cache-hot — except SCHED_IDLE tasks and
-    /// moves between SMT siblings; the next buddy is hot too.
+    /// Mirrors `task_is_ineligible_on_dst_cpu()` (fair.c, v6.14+,
+    /// LB_PREFER_ELIGIBLE): with PLACE_LAG, a task that is not eligible on
+    /// its own queue would carry its negative lag along, so it is left
+    /// alone while its group's queue on the destination
+    /// (`task_group(p)->cfs_rq[dest_cpu]`, the root queue for a task of the
+    /// root group) has entities queued.
+    fn task_is_ineligible_on_dst_cpu(&self, p: u32, dst: u32) -> bool {
+        if !self.feat.has(Feature::LB_PREFER_ELIGIBLE) || !self.feat.has(Feature::PLACE_LAG) {
+            return false;
+        }
+        let (dst_q, _, _) = self.group_queue(self.tasks[p as usize].tg, dst);
+        let se = self.tasks[p as usize].se;
+        self.cfs_rqs[dst_q as usize].nr_queued > 0 && !self.entity_eligible(self.ents[se as usize].cfs_rq, se)
+    }
+
+    /// Mirrors `task_hot()` (fair.c, v6.18; v5.15/v6.5 for the last
+    /// buddy): a task that ran within the last migration_cost (0.5 ms) is
+    /// cache-hot — except SCHED_IDLE tasks and moves between SMT siblings;
+    /// the buddies are hot too.
     fn task_hot(&self, env: &Env, src: u32, p: u32) -> bool {
         let t = &self.tasks[p as usize];
         if t.policy == crate::kernel::sched::core::Policy::Idle {
@@ -670,7 +694,10 @@ impl Sched {
         }
         let se = t.se;
         let q = self.ents[se as usize].cfs_rq;
-        if self.feat.has(Feature::CACHE_HOT_BUDDY) && self.rqs[env.cpu as usize].nr_running > 0 && self.cfs_rqs[q as usize].next == se {
+        // Buddy candidates are cache hot: the next buddy, and under CFS
+        // (v5.15–v6.5) the last buddy too.
+        let cfs = &self.cfs_rqs[q as usize];
+        if self.feat.has(Feature::CACHE_HOT_BUDDY) && self.rqs[env.cpu as usize].nr_running > 0 && (cfs.next == se || cfs.last == se) {
             return true;
         }
         let _ = src;
@@ -683,8 +710,12 @@ impl Sched {
         self.dequeue_task_fair(src, p, DEQUEUE_MIGRATING);
         self.set_task_cpu(p, dst, true);
         self.enqueue_task_fair(dst, p, ENQUEUE_MIGRATED);
+        let delayed = self.ents[self.tasks[p as usize].se as usize].sched_delayed;
         let t = &mut self.tasks[p as usize];
-        t.state = TaskState::Runnable;
+        // A delayed task is still asleep; it only moved queue.
+        if !delayed {
+            t.state = TaskState::Runnable;
+        }
         self.balance_stats.migrations += 1;
         self.trace(Record::Migrate { task: p, from: src, to: dst });
         // attach_task(): the arrival may preempt.

@@ -198,6 +198,56 @@ sched_features! {
     /// The avg_vruntime offset is zero_vruntime, re-based to V at every
     /// enqueue and dequeue, instead of the monotonic min_vruntime (v6.19).
     ZERO_VRUNTIME = [0, 0, 0, 0, 0, 0], "schedlab (\"sched/eevdf: Fix min_vruntime vs avg_vruntime\", v6.19)";
+    /// schedlab's deliberate fix: the augmented tree's rotations and
+    /// erase-copies carry `min_slice` along with `min_vruntime`, so
+    /// cfs_rq_min_slice() (group entities' slices, PREEMPT_SHORT, vprot)
+    /// always sees the true shortest queued slice. Off: the kernel's
+    /// callbacks (v6.12–v6.18 declare them with
+    /// `RB_DECLARE_CALLBACKS(.., min_vruntime, min_vruntime_update)`, which
+    /// copy only `min_vruntime`), so after a rotation the node that moved
+    /// up may report the longer slice of its old, smaller subtree until a
+    /// later propagate passes through it.
+    EXACT_MIN_SLICE = [1, 1, 1, 1, 1, 1], "schedlab (fix of fair.c's min_vruntime_cb, v6.12-v6.18)";
+    /// A delayed task is not runnable in its queues' PELT signals: the
+    /// cfs_rq's runnable input and a group entity's `runnable_weight` count
+    /// `h_nr_running − h_nr_delayed` (v6.14+: `h_nr_runnable`). Off
+    /// (v6.12.0): they count `h_nr_running`, delayed tasks included (a
+    /// delayed task's own signal is 0 in both).
+    PELT_VS_DELAYED_DEQUEUE = [0, 0, 0, 0, 0, 1], "schedlab (76f2f783294d \"sched/eevdf: More PELT vs DELAYED_DEQUEUE\", v6.13)";
+    /// update_cfs_group() leaves a group entity whose queue has emptied
+    /// (the last task delayed or gone) at its weight, so a delayed group
+    /// keeps competing with the weight it slept with. Off (v6.12.0): it is
+    /// reweighted to calc_group_shares() of an empty queue (its load_avg
+    /// share, often MIN_SHARES).
+    UPDATE_CFS_GROUP_VS_DELAYED = [0, 0, 0, 0, 0, 1], "schedlab (66951e4860d3 \"sched/fair: Fix update_cfs_group() vs DELAY_DEQUEUE\", v6.13)";
+    /// The load balancer counts runnable tasks (`rq->cfs.h_nr_runnable`)
+    /// in its group statistics (sum_h_nr_running) and when choosing the
+    /// busiest queue. Off (v6.12, v6.13): it counts `h_nr_running`, so
+    /// delayed tasks look like work to pull.
+    LB_H_NR_RUNNABLE = [0, 0, 0, 0, 0, 1], "schedlab (\"sched/fair: Use the new cfs_rq.h_nr_runnable\", v6.14)";
+    /// can_migrate_task() leaves delayed tasks where they are unless the
+    /// balancer is migrating load. Off (v6.12, v6.13): a delayed task can be
+    /// detached like any queued task and finishes its dequeue on the
+    /// destination CPU.
+    LB_NO_DELAYED = [0, 0, 0, 0, 0, 1], "schedlab (\"sched/fair: Do not try to migrate delayed dequeue task\", v6.14)";
+    /// wake_affine_idle(): a sync wakeup stays on the waker's CPU when the
+    /// waker is its only *runnable* task (`nr_running − cfs_h_nr_delayed()
+    /// == 1`). Off (v6.12–v6.14): `nr_running == 1`, so a delayed task on
+    /// the waker's CPU sends the wakee elsewhere.
+    WAKE_SYNC_VS_DELAYED = [0, 0, 0, 0, 0, 1], "schedlab (aa3ee4f \"sched/fair: Fixup wake_up_sync() vs delayed dequeue\", after v6.14)";
+    /// check_preempt_wakeup_fair() decides idle against non-idle only on
+    /// the matched entities (se_is_idle() after find_matching_se()) and
+    /// tests the wakee's policy after that. Off (v6.6.9, v6.8): a SCHED_IDLE
+    /// curr task is preempted by any non-idle wakee first, and a BATCH/IDLE
+    /// wakee or NO_WAKEUP_PREEMPTION returns before the group rule.
+    IDLE_STRICT_HIERARCHY = [0, 0, 0, 0, 1, 1], "schedlab (faa42d29419d \"sched/fair: Make SCHED_IDLE entity be preempted in strict hierarchy\", v6.11)";
+    /// Only set_next_task_fair() moves a task to the head of `cfs_tasks`
+    /// (v6.12's pick_next_task_fair() rework), so a task picked again while
+    /// it runs keeps its place. Off (v5.15–v6.11): every pick, re-picks
+    /// included, moves the task to the head (the `done:` label of
+    /// pick_next_task_fair()), which changes what detach_tasks() takes
+    /// first from the tail.
+    CFS_TASKS_SET_NEXT = [0, 0, 0, 0, 1, 1], "schedlab (pick_next_task_fair()/put_prev_set_next_task() rework, v6.12)";
 }
 
 /// A set of feature flags (a bitmask, like `sysctl_sched_features`).
