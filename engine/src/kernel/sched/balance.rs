@@ -1062,6 +1062,86 @@ mod tests {
         assert_eq!(group_classify(117, &g, false), GroupType::FullyBusy);
     }
 
+    use crate::kernel::sched::core::Policy;
+    use crate::kernel::sched::weight::scale_load;
+
+    /// Two CPUs of the 2cpu-vm; CPU 0 balances (pulls) from CPU 1, which
+    /// runs `r` and has `p` queued. r joins an empty queue (placed at V,
+    /// no lag); p joins with vlag −2 ms, inflated by place_entity() to
+    /// −2·(1024 + 1024)/1024 = −4 ms: p sits 4 ms right of r, V is halfway,
+    /// so p is not eligible. The clock is 10 ms, p never ran: cache-cold.
+    fn two_cpus(kernel: &str, tg: u32, s: Option<Sched>) -> (Sched, u32, Env) {
+        let mut s = s.unwrap_or_else(|| crate::tests::audit::sched_on(kernel, "2cpu-vm", &[]));
+        s.cfs_rqs[1].min_vruntime = 0;
+        let both = std::rc::Rc::new(crate::kernel::lib::cpumask::CpuMask::full(2));
+        let (r, p) = (s.add_task_in(both.clone(), 0, Policy::Normal, None, tg), s.add_task_in(both, 0, Policy::Normal, None, tg));
+        for (t, vlag) in [(r, 0), (p, -2_000_000)] {
+            s.set_task_cpu(t, 1, true);
+            let se = s.tasks[t as usize].se;
+            s.ents[se as usize].vlag = vlag;
+            s.enqueue_task_fair(1, t, crate::kernel::sched::fair::ENQUEUE_WAKEUP);
+            s.tasks[t as usize].on_rq = true;
+        }
+        s.rqs[1].curr = r;
+        s.set_next_task_fair(r);
+        let pse = s.tasks[p as usize].se;
+        assert!(!s.feat.has(Feature::EEVDF) || !s.entity_eligible(s.ents[pse as usize].cfs_rq, pse));
+        s.now = 10_000_000;
+        let env = Env { cpu: 0, level: 0, idle: Idle::Idle, imbalance: 1, migration_type: MigrationType::Task, all_pinned: true };
+        (s, p, env)
+    }
+
+    /// Items 2 and 10 (`can_migrate_task()`): a delayed task on the source.
+    /// v6.12.0 has no delayed test: it can move. v6.14+ ("Do not try to
+    /// migrate delayed dequeue task", in 6.18) refuses it unless
+    /// `env->migration_type == migrate_load`.
+    #[test]
+    fn delayed_tasks_move_by_version_and_migration_type() {
+        for (kernel, mt, want) in [("6.12", MigrationType::Task, true), ("6.18", MigrationType::Task, false), ("6.18", MigrationType::Load, true)] {
+            let (mut s, p, mut env) = two_cpus(kernel, NIL, None);
+            // The eligibility preference is item 10's other half; off here.
+            s.feat.set(Feature::LB_PREFER_ELIGIBLE, false);
+            let se = s.tasks[p as usize].se;
+            s.ents[se as usize].sched_delayed = true;
+            env.migration_type = mt;
+            assert_eq!(s.can_migrate_task(&mut env, 1, p), want, "{kernel} {mt:?}");
+        }
+    }
+
+    /// Item 10 (`task_is_ineligible_on_dst_cpu()`, v6.14+): the test looks
+    /// at `task_group(p)->cfs_rq[dest_cpu]`. p (not eligible, see
+    /// `two_cpus`) is in group g; CPU 0's root queue has an entity queued
+    /// but g's queue on CPU 0 is empty, so p may move. A task of the root
+    /// group is refused while the root queue on CPU 0 is not empty.
+    #[test]
+    fn prefer_eligible_looks_at_the_tasks_group_queue() {
+        for grouped in [true, false] {
+            let mut s = crate::tests::audit::sched_on("6.18", "2cpu-vm", &[]);
+            let tg = if grouped { s.add_group("g", NIL, scale_load(1024), false) } else { NIL };
+            // Something queued on CPU 0's root queue.
+            let other = s.add_task(std::rc::Rc::new(crate::kernel::lib::cpumask::CpuMask::full(1)), 0, Policy::Normal, None);
+            s.enqueue_task_fair(0, other, crate::kernel::sched::fair::ENQUEUE_WAKEUP);
+            let (mut s, p, mut env) = two_cpus("6.18", tg, Some(s));
+            assert!(s.cfs_rqs[s.rqs[0].cfs as usize].nr_queued > 0);
+            assert_eq!(s.can_migrate_task(&mut env, 1, p), grouped, "grouped={grouped}");
+        }
+    }
+
+    /// Item 9 (`task_hot()`, v5.15/v6.5): "Buddy candidates are cache hot":
+    /// with CACHE_HOT_BUDDY and a busy destination, the last buddy is hot
+    /// like the next buddy, so a cold-by-time p is refused.
+    #[test]
+    fn cfs_last_buddy_is_cache_hot() {
+        for (last, want) in [(false, true), (true, false)] {
+            let (mut s, p, mut env) = two_cpus("5.15", NIL, None);
+            s.rqs[0].nr_running = 1;
+            if last {
+                s.cfs_rqs[1].last = s.tasks[p as usize].se;
+            }
+            assert_eq!(s.can_migrate_task(&mut env, 1, p), want, "last={last}");
+        }
+    }
+
     #[test]
     fn imb_numa_for_presets() {
         let t = Topology::preset("xeon-8260-2s").unwrap();

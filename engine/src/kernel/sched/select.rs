@@ -183,7 +183,7 @@ impl Sched {
     /// waker that is alone on its CPU — counting delayed tasks as there
     /// (v5.15–v6.14, `nr_running == 1`) or not (WAKE_SYNC_VS_DELAYED,
     /// v6.18: `nr_running − cfs_h_nr_delayed() == 1`).
-    fn wake_affine_idle(&self, this_cpu: u32, prev_cpu: u32, sync: bool) -> Option<u32> {
+    pub(crate) fn wake_affine_idle(&self, this_cpu: u32, prev_cpu: u32, sync: bool) -> Option<u32> {
         if self.available_idle_cpu(this_cpu) && self.topo.share_cache(this_cpu, prev_cpu) {
             return Some(if self.available_idle_cpu(prev_cpu) { prev_cpu } else { this_cpu });
         }
@@ -362,7 +362,7 @@ impl Sched {
     /// target, wrapping, for an idle core (when one may exist — unlimited)
     /// or an idle CPU (limited by SIS_UTIL's nr_idle_scan or SIS_PROP's
     /// estimate). Each CPU looked at costs `scan_cost` of CPU time.
-    fn select_idle_cpu(&mut self, p: u32, llc_level: usize, has_idle_core: bool, target: u32) -> Option<u32> {
+    pub(crate) fn select_idle_cpu(&mut self, p: u32, llc_level: usize, has_idle_core: bool, target: u32) -> Option<u32> {
         let topo = self.topo.clone();
         let sd = &topo.domains[target as usize][llc_level];
         let llc = self.llc_id(target);

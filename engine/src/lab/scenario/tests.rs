@@ -671,8 +671,8 @@ fn groups_parse_and_check_names() {
     assert_eq!((sc.groups[0].weight, sc.groups[0].shares), (200, None));
     assert_eq!(sc.groups[1].parent.as_ref().map(|n| n.name.as_str()), Some("db"));
     assert_eq!((sc.groups[1].shares, sc.groups[1].idle), (None, true));
-    let sc = parse("[[group]]\nname = \"a\"\nshares = 512\n").unwrap();
-    assert_eq!(sc.groups[0].shares, Some(512));
+    let sc2 = parse("[[group]]\nname = \"a\"\nshares = 512\n[[task]]\nname = \"t\"\ngroup = \"a\"\nprogram = \"run\"\n").unwrap();
+    assert_eq!(sc2.groups[0].shares, Some(512));
     // sched_group_set_shares() refuses a weight while cpu.idle is 1.
     let e = err("[[group]]\nname = \"a\"\nidle = true\nweight = 50\n");
     assert_err(&e, "group[0].weight", p(4, 10), "has the weight of SCHED_IDLE");
