@@ -31,7 +31,9 @@ usage:
   schedlab validate SCENARIO [--reps N] [--duration D] [--cpu N|auto] [--json]
                         run it on this machine's kernel and in the model, compare
   schedlab presets      kernel presets and their feature flags
-  schedlab features     every feature flag with its origin and meaning
+  schedlab features [--missing]
+                        every feature flag with its origin and meaning; --missing:
+                        every kernel behaviour the model leaves out, and what differs
 
 SCENARIO is a TOML or JSON file (see README.md, \"Scenario format\"); `-` reads stdin.";
 
@@ -57,7 +59,11 @@ fn run(args: &[String]) -> Result<String, String> {
         Some("presets") => Ok(cmd_presets()),
         Some("patches") => Ok(cmd_patches()),
         Some("compare") => cmd_compare(&args[1..]),
-        Some("features") => Ok(cmd_features()),
+        Some("features") => match &args[1..] {
+            [] => Ok(cmd_features()),
+            [m] if m == "--missing" => Ok(cmd_missing()),
+            [other, ..] => Err(format!("features: unknown argument `{other}` (only --missing)")),
+        },
         Some("expand") => cmd_expand(&args[1..]),
         Some("workloads") => Ok(cmd_workloads()),
         Some("study") => cmd_study(&args[1..]),
@@ -481,6 +487,14 @@ fn cmd_presets() -> String {
             out += &format!(" {}{}", if on { "" } else { "NO_" }, f.name());
         }
         out += "\n\n";
+    }
+    out
+}
+
+fn cmd_missing() -> String {
+    let mut out = String::from("Kernel scheduler behaviour schedlab does not model (no flag turns it on):\n\n");
+    for m in schedlab_engine::kernel::sched::features::MISSING {
+        out += &format!("{}\n  kernel: {}\n  in schedlab: {}\n\n", m.name, m.kernel, m.difference);
     }
     out
 }

@@ -250,6 +250,80 @@ sched_features! {
     CFS_TASKS_SET_NEXT = [0, 0, 0, 0, 1, 1], "schedlab (pick_next_task_fair()/put_prev_set_next_task() rework, v6.12)";
 }
 
+/// A kernel scheduler behaviour the engine leaves out: its name, what it
+/// is in the kernel, and what a user of schedlab sees differently because
+/// of it (`schedlab features --missing`, README "What is left out").
+#[derive(Clone, Copy, Debug)]
+pub struct Missing {
+    pub name: &'static str,
+    pub kernel: &'static str,
+    pub difference: &'static str,
+}
+
+/// Every kernel behaviour of the scheduler that no flag or preset models.
+pub const MISSING: &[Missing] = &[
+    Missing {
+        name: "CFS bandwidth control",
+        kernel: "cpu.max quotas (CONFIG_CFS_BANDWIDTH): throttle_cfs_rq() takes a group off the CPU when its quota for the period is used up, unthrottle at the refill; HZ_BW in 6.6",
+        difference: "a group is never throttled: a cgroup with a quota runs as if it had none, and no throttled time, periods or bursts appear",
+    },
+    Missing {
+        name: "RT and deadline classes, dl_server",
+        kernel: "SCHED_FIFO/SCHED_RR (rt.c) and SCHED_DEADLINE (deadline.c) above the fair class, RT throttling, and from 6.12 the fair_server dl_server that reserves fair tasks 50 ms/s under RT load",
+        difference: "every task is a fair task: nothing but another fair task preempts one, rq->nr_running counts fair tasks only, and there is no RT starvation for the fair server to relieve",
+    },
+    Missing {
+        name: "TTWU_QUEUE IPIs",
+        kernel: "a wakeup of a task on another CPU (other LLC, or an idle target) is queued on its wake list and finished by an IPI there (ttwu_queue_wakelist()); idle_cpu() counts a pending one",
+        difference: "the waker enqueues on the remote CPU directly: cross-CPU wakeups have no IPI latency, and a CPU with a wakeup in flight still looks idle to the next select_idle_sibling()",
+    },
+    Missing {
+        name: "lazy preemption",
+        kernel: "PREEMPT_LAZY (6.13+): resched_curr_lazy() only sets TIF_NEED_RESCHED_LAZY for a fair wakeup or slice end, and the next tick (or return to user) makes it a real preemption; PREEMPT_NONE/VOLUNTARY wait for a preemption point",
+        difference: "every resched takes effect at once (full preemption): under the lazy model a 6.13+ kernel lets the running task go on until the next tick, which the model's wakeup latencies do not include",
+    },
+    Missing {
+        name: "HRTICK",
+        kernel: "HRTICK/HRTICK_DL (off by default): hrtick_start_fair() arms an hrtimer for the end of the running task's slice",
+        difference: "a slice only ends at a tick or an update_curr() (as in the default kernel); turning HRTICK on in a kernel would end slices shorter than a tick on time, the model cannot",
+    },
+    Missing {
+        name: "NUMA balancing",
+        kernel: "task_numa_fault()/task_numa_migrate(): page-fault sampling of where a task's memory is, preferred nodes, numa_group, and the NUMA-aware checks in load balancing (migrate_degrades_locality())",
+        difference: "there is no memory: on the two-socket topologies tasks never move towards their data and the balancer never refuses a move for locality (the allowed NUMA imbalance, adjust_numa_imbalance(), is modelled)",
+    },
+    Missing {
+        name: "EAS and asymmetric capacity",
+        kernel: "energy-aware wakeup placement (find_energy_efficient_cpu()), capacity < 1024 and big.LITTLE (select_idle_capacity(), misfit tasks, asym packing, overutilized), capacity lost to RT/IRQ pressure",
+        difference: "every CPU has capacity 1024: no heterogeneous topologies, no misfit migration or energy model, and capacity_of() never shrinks",
+    },
+    Missing {
+        name: "uclamp",
+        kernel: "cpu.uclamp.min/max and sched_setattr() util clamps, which bias frequency selection, EAS and capacity fitting",
+        difference: "clamps cannot be set and nothing depends on them (there is no frequency model either)",
+    },
+    Missing {
+        name: "clusters",
+        kernel: "the CLS domain level (SD_CLUSTER, CONFIG_SCHED_CLUSTER) for CPUs sharing an L2 and select_idle_sibling()'s cluster passes (sched_cluster_active())",
+        difference: "topologies are built without a cluster level: wakeups do not prefer an idle CPU of the same cluster, and balancing has one level fewer on cluster machines",
+    },
+    Missing {
+        name: "core scheduling",
+        kernel: "CONFIG_SCHED_CORE: SMT siblings only run tasks with the same cookie (sched_core_*), forced idle, and the cookie tests in task_hot() and __select_idle_cpu()",
+        difference: "any two tasks may share a core: no forced idle, and no cookie ever makes a task cache-hot or skips an idle sibling",
+    },
+    Missing {
+        name: "proxy execution",
+        kernel: "CONFIG_SCHED_PROXY_EXEC (6.18): a task blocked on a mutex stays queued and lends its scheduling context (rq->donor) to the lock owner",
+        difference: "a task that waits leaves the queue (rq->donor is always rq->curr): a lock owner never runs on a waiter's slice or lag",
+    },
+    Missing {
+        name: "autogroup, sched_ext, cpufreq and time accounting",
+        kernel: "autogroup's per-session task groups, the sched_ext BPF class, frequency invariance (schedutil), IRQ and steal time left out of rq_clock_task()",
+        difference: "tasks are only grouped by the scenario's [[group]]s; PELT runs at full speed on every CPU; all CPU time goes to tasks (costs.* stand in for overheads)",
+    },
+];
+
 /// A set of feature flags (a bitmask, like `sysctl_sched_features`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Features(u64);
