@@ -41,6 +41,15 @@ pub fn presets() -> String {
     out
 }
 
+/// `features --missing`: the kernel behaviours no flag turns on.
+pub fn missing() -> String {
+    let mut out = String::from("Kernel scheduler behaviour schedlab does not model (no flag turns it on):\n\n");
+    for m in schedlab_engine::kernel::sched::features::MISSING {
+        out += &format!("{}\n  kernel: {}\n  in schedlab: {}\n\n", m.name, m.kernel, m.difference);
+    }
+    out
+}
+
 pub fn features() -> String {
     let mut out = String::new();
     for f in Feature::ALL {

@@ -57,7 +57,11 @@ enum Command {
     /// Kernel presets and their feature flags
     Presets,
     /// Every feature flag with its origin and meaning
-    Features,
+    Features {
+        /// Instead: every kernel behaviour the model leaves out, and what a user sees differ
+        #[arg(long)]
+        missing: bool,
+    },
     /// A shell completion script, e.g. `schedlab completions bash > /etc/bash_completion.d/schedlab`
     Completions {
         #[arg(value_enum)]
@@ -79,7 +83,8 @@ impl Command {
             Command::Workloads => Ok(lists::workloads()),
             Command::Patches => Ok(lists::patches()),
             Command::Presets => Ok(lists::presets()),
-            Command::Features => Ok(lists::features()),
+            Command::Features { missing: false } => Ok(lists::features()),
+            Command::Features { missing: true } => Ok(lists::missing()),
             Command::Completions { shell } => Ok(completions(shell)),
         }
     }

@@ -160,3 +160,17 @@ fn run_writes_signals_at_the_given_period() {
     let err = fails(&schedlab(&["run", &src, "--signals-period", "2ms"]));
     assert!(err.contains("--signals <FILE.csv>"), "{err}");
 }
+
+/// `features --missing` lists every left-out kernel behaviour with what the
+/// kernel does and what a user of the model sees instead; plain `features`
+/// stays the flag list.
+#[test]
+fn features_missing_lists_what_the_model_leaves_out() {
+    let out = stdout(&schedlab(&["features", "--missing"]));
+    for m in schedlab_engine::kernel::sched::features::MISSING {
+        assert!(out.contains(&format!("{}\n  kernel: {}", m.name, m.kernel)), "{}", m.name);
+    }
+    assert!(out.contains("CFS bandwidth control"), "{out}");
+    let flags = stdout(&schedlab(&["features"]));
+    assert!(flags.contains("RUN_TO_PARITY") && !flags.contains("CFS bandwidth control"), "{flags}");
+}

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 use schedlab_engine::kernel::sched::features::PRESET_NAMES;
+use schedlab_engine::kernel::sched::presets;
 
 use crate::state::use_ctx;
 
@@ -27,6 +28,13 @@ pub fn FeaturesPanel() -> impl IntoView {
     let on_kernel = move |ev: leptos::ev::Event| {
         let v = event_target_value(&ev);
         ctx.set_kernel(if v.is_empty() { None } else { Some(v) });
+    };
+    // The engine's description of the kernel preset in effect.
+    let kernel_summary = move || {
+        ui.setup.with(|s| {
+            let k = s.kernel_override.as_deref().unwrap_or(&s.kernel);
+            presets::preset(k).map(|p| format!("v{}: {}", p.name, p.summary)).unwrap_or_default()
+        })
     };
     let any_override = move || {
         ui.setup
@@ -61,12 +69,19 @@ pub fn FeaturesPanel() -> impl IntoView {
                 "kernel "
                 <select data-testid="kernel" on:change=on_kernel prop:value=kernel_value>
                     <option value="">{scenario_kernel}</option>
-                    {PRESET_NAMES.iter().map(|k| view! { <option value=*k>{format!("v{k}")}</option> }).collect_view()}
+                    {PRESET_NAMES
+                        .iter()
+                        .map(|k| {
+                            let tip = presets::preset(k).map(|p| format!("{}\n\nsource: {}", p.summary, p.source)).unwrap_or_default();
+                            view! { <option value=*k title=tip>{format!("v{k}")}</option> }
+                        })
+                        .collect_view()}
                 </select>
                 {move || any_override().then(|| view! {
                     <button class="small" data-testid="reset-overrides" on:click=move |_| ctx.set_overrides(Default::default())>"reset"</button>
                 })}
             </label>
+            <p class="muted small-text" data-testid="kernel-summary">{kernel_summary}</p>
             <p class="muted small-text">"Hover a flag for what it does; a changed flag is highlighted and rebuilds the run at the same instant."</p>
             <div class="flags">{flags}</div>
         </section>

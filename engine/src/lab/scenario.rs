@@ -1420,6 +1420,7 @@ impl Cx<'_, '_> {
             let pos = self.pos(item.start);
             let mut g = GroupSpec { name: String::new(), parent: None, weight: 100, shares: None, idle: false, pos };
             let mut name_pos = None;
+            let mut weight_key = None;
             for e in entries {
                 let key = join(&base, &e.key);
                 let v = &e.value;
@@ -1431,11 +1432,27 @@ impl Cx<'_, '_> {
                         name_pos = Some(self.pos(v.start));
                     }
                     "parent" => g.parent = Some(self.named(v, &key, "the parent group's name")?),
-                    "weight" => g.weight = self.u32_in(v, &key, 1, 10_000)?,
-                    "shares" => g.shares = Some(self.u32_in(v, &key, 2, 262_144)? as u64),
+                    "weight" => {
+                        g.weight = self.u32_in(v, &key, 1, 10_000)?;
+                        weight_key = Some((key, v));
+                    }
+                    "shares" => {
+                        g.shares = Some(self.u32_in(v, &key, 2, 262_144)? as u64);
+                        weight_key = Some((key, v));
+                    }
                     "idle" => g.idle = self.boolean(v, &key)?,
                     _ => return Err(self.unknown_key(&base, "in [[group]]", e, &GROUP_KEYS)),
                 }
+            }
+            // sched_group_set_idle() gives an idle group the weight of
+            // SCHED_IDLE, and sched_group_set_shares() refuses (-EINVAL)
+            // any weight written while cpu.idle is 1.
+            if let (true, Some((key, v))) = (g.idle, weight_key) {
+                return Err(self.err(
+                    &key,
+                    v,
+                    "an idle group (`idle = true`) has the weight of SCHED_IDLE (3, as sched_group_set_idle() sets it) and the kernel refuses cpu.weight/cpu.shares while cpu.idle is 1: remove this key or `idle`".to_string(),
+                ));
             }
             let Some(np) = name_pos else {
                 return Err(ScenarioError::new(format!("{base}.name"), Some(pos), "group is missing required key `name`"));

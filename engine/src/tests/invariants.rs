@@ -80,12 +80,16 @@ pub(crate) fn random_scenario(r: &mut Rng) -> String {
     );
     let ngroups = if r.uniform(0, 2) == 0 { r.uniform(1, 3) } else { 0 };
     for g in 0..ngroups {
-        s += &format!("[[group]]\nname = \"g{g}\"\nweight = {}\n", pick(r, &[100u32, 50, 300, 1000]));
+        s += &format!("[[group]]\nname = \"g{g}\"\n");
+        let weight = *pick(r, &[100u32, 50, 300, 1000]);
         if g > 0 && r.uniform(0, 1) == 0 {
             s += &format!("parent = \"g{}\"\n", r.uniform(0, g - 1));
         }
+        // An idle group has SCHED_IDLE's weight and may not set one.
         if r.uniform(0, 5) == 0 {
             s += "idle = true\n";
+        } else {
+            s += &format!("weight = {weight}\n");
         }
     }
     let max_tasks = if cpus > 8 { 12 } else { 7 };

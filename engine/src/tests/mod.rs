@@ -1,6 +1,7 @@
 //! In-crate tests: kernel-derived oracles computed by hand, scheduler
 //! invariants over random scenarios, and the fast path's equivalence.
 
+pub(crate) mod audit;
 mod cfs;
 mod cfs65;
 mod idle;

@@ -53,8 +53,10 @@
 //! module transfers *both* aggregates, so `min_slice` is always the true
 //! subtree minimum and [`RbRoot::check`] can verify it. Tree shape, colours,
 //! `min_val` and the leftmost cache are unaffected and match the kernel
-//! exactly. To reproduce the kernel's stale `min_slice`, copy only `min_val`
-//! in `aug_copy` (and relax `check`).
+//! exactly. A tree built with [`RbRoot::set_exact_min_slice`]`(false)`
+//! reproduces the kernel's stale `min_slice` instead (copy and rotate then
+//! transfer only `min_val`, and [`RbRoot::check`] no longer checks
+//! `min_slice`); the scheduler selects this with NO_EXACT_MIN_SLICE.
 
 /// The "null pointer" of the arena.
 pub const NIL: u32 = u32::MAX;
@@ -198,11 +200,13 @@ fn propagate(nodes: &mut [RbNode], mut id: u32, stop: u32) {
 /// takes the erased node's place: its new subtree is (nearly) the old one, so
 /// starting from the old aggregate lets the final propagate stop early.
 #[inline]
-fn aug_copy(nodes: &mut [RbNode], old: u32, new: u32) {
+fn aug_copy(nodes: &mut [RbNode], old: u32, new: u32, exact_min_slice: bool) {
     let o = nodes[old as usize];
     let n = &mut nodes[new as usize];
     n.min_val = o.min_val;
-    n.min_slice = o.min_slice;
+    if exact_min_slice {
+        n.min_slice = o.min_slice;
+    }
 }
 
 /// Fix aggregates after a rotation in which `new` took `old`'s place.
@@ -217,8 +221,8 @@ fn aug_copy(nodes: &mut [RbNode], old: u32, new: u32) {
 /// (Unlike fair.c's `min_vruntime_cb`, both aggregates are transferred; see
 /// the module docs.)
 #[inline]
-fn aug_rotate(nodes: &mut [RbNode], old: u32, new: u32) {
-    aug_copy(nodes, old, new);
+fn aug_rotate(nodes: &mut [RbNode], old: u32, new: u32, exact_min_slice: bool) {
+    aug_copy(nodes, old, new, exact_min_slice);
     compute(nodes, old);
 }
 
@@ -283,6 +287,9 @@ pub struct RbRoot {
     root: u32,
     leftmost: u32,
     len: u32,
+    /// Rotations and erase-copies carry `min_slice` (schedlab's fix; false:
+    /// the kernel's `min_vruntime_cb`, see the module docs).
+    exact_min_slice: bool,
 }
 
 impl Default for RbRoot {
@@ -301,7 +308,17 @@ impl RbRoot {
             root: NIL,
             leftmost: NIL,
             len: 0,
+            exact_min_slice: true,
         }
+    }
+
+    /// Chooses between schedlab's exact `min_slice` (true, the default) and
+    /// the kernel's callbacks, which leave it stale after rotations (false).
+    /// Set it while the tree is empty.
+    #[inline]
+    pub fn set_exact_min_slice(&mut self, exact: bool) {
+        debug_assert!(self.root == NIL, "set_exact_min_slice on a non-empty tree");
+        self.exact_min_slice = exact;
     }
 
     /// Root node id, or [`NIL`] if empty (`tasks_timeline.rb_root.rb_node`,
@@ -572,7 +589,7 @@ impl RbRoot {
                         p.parent = node;
                         p.red = true;
                     }
-                    aug_rotate(nodes, parent, node);
+                    aug_rotate(nodes, parent, node, self.exact_min_slice);
                     parent = node;
                     tmp = nodes[node as usize].right;
                 }
@@ -592,7 +609,7 @@ impl RbRoot {
                     t.red = false;
                 }
                 self.rotate_set_parents(nodes, gparent, parent, true);
-                aug_rotate(nodes, gparent, parent);
+                aug_rotate(nodes, gparent, parent, self.exact_min_slice);
                 break;
             } else {
                 // parent == gparent.right: mirror image of the above.
@@ -622,7 +639,7 @@ impl RbRoot {
                         p.parent = node;
                         p.red = true;
                     }
-                    aug_rotate(nodes, parent, node);
+                    aug_rotate(nodes, parent, node, self.exact_min_slice);
                     parent = node;
                     tmp = nodes[node as usize].left;
                 }
@@ -635,7 +652,7 @@ impl RbRoot {
                     t.red = false;
                 }
                 self.rotate_set_parents(nodes, gparent, parent, true);
-                aug_rotate(nodes, gparent, parent);
+                aug_rotate(nodes, gparent, parent, self.exact_min_slice);
                 break;
             }
         }
@@ -727,7 +744,7 @@ impl RbRoot {
                 //        (c)
                 parent = successor;
                 child2 = nodes[successor as usize].right;
-                aug_copy(nodes, node, successor);
+                aug_copy(nodes, node, successor, self.exact_min_slice);
             } else {
                 // Case 3: the successor is the leftmost node under node's
                 // right child.
@@ -753,7 +770,7 @@ impl RbRoot {
                 nodes[parent as usize].left = child2;
                 nodes[successor as usize].right = child;
                 nodes[child as usize].parent = successor;
-                aug_copy(nodes, node, successor);
+                aug_copy(nodes, node, successor, self.exact_min_slice);
                 // Fix aggregates on the path the successor was removed from,
                 // from its old parent up to (not including) the successor,
                 // which now sits above `child`.
@@ -819,7 +836,7 @@ impl RbRoot {
                         t.red = false;
                     }
                     self.rotate_set_parents(nodes, parent, sibling, true);
-                    aug_rotate(nodes, parent, sibling);
+                    aug_rotate(nodes, parent, sibling, self.exact_min_slice);
                     sibling = tmp1;
                 }
                 let mut tmp1 = nodes[sibling as usize].right;
@@ -870,7 +887,7 @@ impl RbRoot {
                         t.parent = sibling;
                         t.red = false;
                     }
-                    aug_rotate(nodes, sibling, tmp2);
+                    aug_rotate(nodes, sibling, tmp2, self.exact_min_slice);
                     tmp1 = sibling;
                     sibling = tmp2;
                 }
@@ -895,7 +912,7 @@ impl RbRoot {
                     nodes[tmp2 as usize].parent = parent;
                 }
                 self.rotate_set_parents(nodes, parent, sibling, false);
-                aug_rotate(nodes, parent, sibling);
+                aug_rotate(nodes, parent, sibling, self.exact_min_slice);
                 break;
             } else {
                 // node == parent.right: mirror image of the above.
@@ -911,7 +928,7 @@ impl RbRoot {
                         t.red = false;
                     }
                     self.rotate_set_parents(nodes, parent, sibling, true);
-                    aug_rotate(nodes, parent, sibling);
+                    aug_rotate(nodes, parent, sibling, self.exact_min_slice);
                     sibling = tmp1;
                 }
                 let mut tmp1 = nodes[sibling as usize].left;
@@ -941,7 +958,7 @@ impl RbRoot {
                         t.parent = sibling;
                         t.red = false;
                     }
-                    aug_rotate(nodes, sibling, tmp2);
+                    aug_rotate(nodes, sibling, tmp2, self.exact_min_slice);
                     tmp1 = sibling;
                     sibling = tmp2;
                 }
@@ -958,7 +975,7 @@ impl RbRoot {
                     nodes[tmp2 as usize].parent = parent;
                 }
                 self.rotate_set_parents(nodes, parent, sibling, false);
-                aug_rotate(nodes, parent, sibling);
+                aug_rotate(nodes, parent, sibling, self.exact_min_slice);
                 break;
             }
         }
@@ -982,8 +999,9 @@ impl RbRoot {
     ///
     /// Checks: root black with NIL parent; parent links consistent; no red
     /// node with a red child; equal black height on every path; in-order keys
-    /// non-decreasing (wrap-safe); `min_val`/`min_slice` of every node equal
-    /// to the true subtree minimum; leftmost cache; `len`. O(n), recursive
+    /// non-decreasing (wrap-safe); `min_val` of every node (and `min_slice`,
+    /// unless the tree keeps the kernel's stale one) equal to the true
+    /// subtree minimum; leftmost cache; `len`. O(n), recursive
     /// (depth bounded by the tree height; deeper means corruption and is
     /// reported). Intended for tests and debug invariant checks.
     ///
@@ -1015,6 +1033,7 @@ impl RbRoot {
             count: 0,
             prev_key: None,
             first: NIL,
+            check_min_slice: self.exact_min_slice,
         };
         let sub = check_rec(nodes, self.root, 0, &mut st)?;
 
@@ -1041,6 +1060,8 @@ struct SubInfo {
 struct CheckState {
     count: usize,
     prev_key: Option<u64>,
+    /// False for a tree with the kernel's stale `min_slice`.
+    check_min_slice: bool,
     first: u32,
 }
 
@@ -1116,7 +1137,7 @@ fn check_rec(nodes: &[RbNode], id: u32, depth: usize, st: &mut CheckState) -> Re
     if n.min_val != min_val {
         return Err(format!("node {id}: min_val {} but subtree min is {min_val}", n.min_val));
     }
-    if n.min_slice != min_slice {
+    if st.check_min_slice && n.min_slice != min_slice {
         return Err(format!(
             "node {id}: min_slice {} but subtree min is {min_slice}",
             n.min_slice

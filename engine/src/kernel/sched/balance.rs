@@ -5,8 +5,9 @@
 //!
 //! Simplified, and said so where it happens: no active balancing through the
 //! stopper for reasons other than repeated failure; no LBF_DST_PINNED retry
-//! on another destination; delayed (sleeping) tasks are never migrated; no
-//! NUMA-balancing locality; capacities are all 1024 (no RT/IRQ pressure).
+//! on another destination; no NUMA-balancing locality; capacities are all
+//! 1024 (no RT/IRQ pressure). Delayed (sleeping) tasks move as the version
+//! lets them (LB_NO_DELAYED).
 
 use serde::Serialize;
 
@@ -325,10 +326,22 @@ impl Sched {
         s.group_load += self.cpu_load(i);
         s.group_util += self.cpu_util_cfs(i);
         s.group_runnable += self.cpu_runnable(i);
-        s.sum_h_nr_running += self.cfs_rqs[rq.cfs as usize].h_nr_queued;
+        s.sum_h_nr_running += self.lb_nr_running(i);
         s.sum_nr_running += rq.nr_running;
         if rq.nr_running == 0 && self.available_idle_cpu(i) {
             s.idle_cpus += 1;
+        }
+    }
+
+    /// The fair tasks the balancer counts on a CPU: `rq->cfs.h_nr_runnable`
+    /// (LB_H_NR_RUNNABLE, v6.14+), or `h_nr_running` with delayed tasks
+    /// (v5.15–v6.13).
+    fn lb_nr_running(&self, cpu: u32) -> u32 {
+        let cfs = &self.cfs_rqs[self.rqs[cpu as usize].cfs as usize];
+        if self.feat.has(Feature::LB_H_NR_RUNNABLE) {
+            cfs.h_nr_runnable
+        } else {
+            cfs.h_nr_queued
         }
     }
 
@@ -485,8 +498,7 @@ impl Sched {
         let mut busiest = None;
         let (mut busiest_load, mut busiest_util, mut busiest_nr) = (0u64, 0u64, 0u32);
         for i in self.topo.spans[group as usize].iter() {
-            let rq = &self.rqs[i as usize];
-            let nr = self.cfs_rqs[rq.cfs as usize].h_nr_runnable;
+            let nr = self.lb_nr_running(i);
             if nr == 0 {
                 continue;
             }
@@ -628,23 +640,19 @@ impl Sched {
         moved
     }
 
-    /// Mirrors `can_migrate_task()` (fair.c, v6.18).
+    /// Mirrors `can_migrate_task()` (fair.c, v6.18; the delayed and
+    /// eligibility tests by flag).
     fn can_migrate_task(&mut self, env: &mut Env, src: u32, p: u32) -> bool {
         let se = self.tasks[p as usize].se;
-        // Delayed (sleeping) tasks are never moved here (the kernel moves
-        // them only when balancing load).
-        if self.ents[se as usize].sched_delayed {
+        // v6.14+ (LB_NO_DELAYED): a delayed (sleeping) task moves only when
+        // the balancer migrates load. v6.12/v6.13 move it like any queued
+        // task; it completes its dequeue on the destination.
+        if self.feat.has(Feature::LB_NO_DELAYED) && self.ents[se as usize].sched_delayed && env.migration_type != MigrationType::Load {
             return false;
         }
         let failed = self.sd[env.cpu as usize][env.level].nr_balance_failed;
-        // v6.14+: prefer eligible tasks; an ineligible one moves only after
-        // a failed attempt, and only to a non-empty queue it would still lag.
-        if self.feat.has(Feature::LB_PREFER_ELIGIBLE) && failed == 0 && self.feat.has(Feature::PLACE_LAG) {
-            let dst_q = self.rqs[env.cpu as usize].cfs;
-            let q = self.ents[se as usize].cfs_rq;
-            if self.cfs_rqs[dst_q as usize].nr_queued > 0 && !self.entity_eligible(q, se) {
-                return false;
-            }
+        if failed == 0 && self.task_is_ineligible_on_dst_cpu(p, env.cpu) {
+            return false;
         }
         if !self.cpu_allowed(p, env.cpu) {
             return false;
@@ -657,9 +665,25 @@ impl Sched {
         !hot || failed > self.topo.domains[env.cpu as usize][env.level].cache_nice_tries
     }
 
-    /// Mirrors `task_hot()` (fair.c, v6.18): a task that ran within the last
-    /// migration_cost (0.5 ms) is cache-hot — except SCHED_IDLE tasks and
-    /// moves between SMT siblings; the next buddy is hot too.
+    /// Mirrors `task_is_ineligible_on_dst_cpu()` (fair.c, v6.14+,
+    /// LB_PREFER_ELIGIBLE): with PLACE_LAG, a task that is not eligible on
+    /// its own queue would carry its negative lag along, so it is left
+    /// alone while its group's queue on the destination
+    /// (`task_group(p)->cfs_rq[dest_cpu]`, the root queue for a task of the
+    /// root group) has entities queued.
+    fn task_is_ineligible_on_dst_cpu(&self, p: u32, dst: u32) -> bool {
+        if !self.feat.has(Feature::LB_PREFER_ELIGIBLE) || !self.feat.has(Feature::PLACE_LAG) {
+            return false;
+        }
+        let (dst_q, _, _) = self.group_queue(self.tasks[p as usize].tg, dst);
+        let se = self.tasks[p as usize].se;
+        self.cfs_rqs[dst_q as usize].nr_queued > 0 && !self.entity_eligible(self.ents[se as usize].cfs_rq, se)
+    }
+
+    /// Mirrors `task_hot()` (fair.c, v6.18; v5.15/v6.5 for the last
+    /// buddy): a task that ran within the last migration_cost (0.5 ms) is
+    /// cache-hot — except SCHED_IDLE tasks and moves between SMT siblings;
+    /// the buddies are hot too.
     fn task_hot(&self, env: &Env, src: u32, p: u32) -> bool {
         let t = &self.tasks[p as usize];
         if t.policy == crate::kernel::sched::core::Policy::Idle {
@@ -670,7 +694,10 @@ impl Sched {
         }
         let se = t.se;
         let q = self.ents[se as usize].cfs_rq;
-        if self.feat.has(Feature::CACHE_HOT_BUDDY) && self.rqs[env.cpu as usize].nr_running > 0 && self.cfs_rqs[q as usize].next == se {
+        // Buddy candidates are cache hot: the next buddy, and under CFS
+        // (v5.15–v6.5) the last buddy too.
+        let cfs = &self.cfs_rqs[q as usize];
+        if self.feat.has(Feature::CACHE_HOT_BUDDY) && self.rqs[env.cpu as usize].nr_running > 0 && (cfs.next == se || cfs.last == se) {
             return true;
         }
         let _ = src;
@@ -683,8 +710,12 @@ impl Sched {
         self.dequeue_task_fair(src, p, DEQUEUE_MIGRATING);
         self.set_task_cpu(p, dst, true);
         self.enqueue_task_fair(dst, p, ENQUEUE_MIGRATED);
+        let delayed = self.ents[self.tasks[p as usize].se as usize].sched_delayed;
         let t = &mut self.tasks[p as usize];
-        t.state = TaskState::Runnable;
+        // A delayed task is still asleep; it only moved queue.
+        if !delayed {
+            t.state = TaskState::Runnable;
+        }
         self.balance_stats.migrations += 1;
         self.trace(Record::Migrate { task: p, from: src, to: dst });
         // attach_task(): the arrival may preempt.
@@ -1029,6 +1060,86 @@ mod tests {
         assert_eq!(group_classify(117, &g, false), GroupType::HasSpare);
         let g = GroupStats { sum_nr_running: 2, group_weight: 2, group_capacity: 2048, group_util: 2000, group_runnable: 2048, ..Default::default() };
         assert_eq!(group_classify(117, &g, false), GroupType::FullyBusy);
+    }
+
+    use crate::kernel::sched::core::Policy;
+    use crate::kernel::sched::weight::scale_load;
+
+    /// Two CPUs of the 2cpu-vm; CPU 0 balances (pulls) from CPU 1, which
+    /// runs `r` and has `p` queued. r joins an empty queue (placed at V,
+    /// no lag); p joins with vlag −2 ms, inflated by place_entity() to
+    /// −2·(1024 + 1024)/1024 = −4 ms: p sits 4 ms right of r, V is halfway,
+    /// so p is not eligible. The clock is 10 ms, p never ran: cache-cold.
+    fn two_cpus(kernel: &str, tg: u32, s: Option<Sched>) -> (Sched, u32, Env) {
+        let mut s = s.unwrap_or_else(|| crate::tests::audit::sched_on(kernel, "2cpu-vm", &[]));
+        s.cfs_rqs[1].min_vruntime = 0;
+        let both = std::rc::Rc::new(crate::kernel::lib::cpumask::CpuMask::full(2));
+        let (r, p) = (s.add_task_in(both.clone(), 0, Policy::Normal, None, tg), s.add_task_in(both, 0, Policy::Normal, None, tg));
+        for (t, vlag) in [(r, 0), (p, -2_000_000)] {
+            s.set_task_cpu(t, 1, true);
+            let se = s.tasks[t as usize].se;
+            s.ents[se as usize].vlag = vlag;
+            s.enqueue_task_fair(1, t, crate::kernel::sched::fair::ENQUEUE_WAKEUP);
+            s.tasks[t as usize].on_rq = true;
+        }
+        s.rqs[1].curr = r;
+        s.set_next_task_fair(r);
+        let pse = s.tasks[p as usize].se;
+        assert!(!s.feat.has(Feature::EEVDF) || !s.entity_eligible(s.ents[pse as usize].cfs_rq, pse));
+        s.now = 10_000_000;
+        let env = Env { cpu: 0, level: 0, idle: Idle::Idle, imbalance: 1, migration_type: MigrationType::Task, all_pinned: true };
+        (s, p, env)
+    }
+
+    /// Items 2 and 10 (`can_migrate_task()`): a delayed task on the source.
+    /// v6.12.0 has no delayed test: it can move. v6.14+ ("Do not try to
+    /// migrate delayed dequeue task", in 6.18) refuses it unless
+    /// `env->migration_type == migrate_load`.
+    #[test]
+    fn delayed_tasks_move_by_version_and_migration_type() {
+        for (kernel, mt, want) in [("6.12", MigrationType::Task, true), ("6.18", MigrationType::Task, false), ("6.18", MigrationType::Load, true)] {
+            let (mut s, p, mut env) = two_cpus(kernel, NIL, None);
+            // The eligibility preference is item 10's other half; off here.
+            s.feat.set(Feature::LB_PREFER_ELIGIBLE, false);
+            let se = s.tasks[p as usize].se;
+            s.ents[se as usize].sched_delayed = true;
+            env.migration_type = mt;
+            assert_eq!(s.can_migrate_task(&mut env, 1, p), want, "{kernel} {mt:?}");
+        }
+    }
+
+    /// Item 10 (`task_is_ineligible_on_dst_cpu()`, v6.14+): the test looks
+    /// at `task_group(p)->cfs_rq[dest_cpu]`. p (not eligible, see
+    /// `two_cpus`) is in group g; CPU 0's root queue has an entity queued
+    /// but g's queue on CPU 0 is empty, so p may move. A task of the root
+    /// group is refused while the root queue on CPU 0 is not empty.
+    #[test]
+    fn prefer_eligible_looks_at_the_tasks_group_queue() {
+        for grouped in [true, false] {
+            let mut s = crate::tests::audit::sched_on("6.18", "2cpu-vm", &[]);
+            let tg = if grouped { s.add_group("g", NIL, scale_load(1024), false) } else { NIL };
+            // Something queued on CPU 0's root queue.
+            let other = s.add_task(std::rc::Rc::new(crate::kernel::lib::cpumask::CpuMask::full(1)), 0, Policy::Normal, None);
+            s.enqueue_task_fair(0, other, crate::kernel::sched::fair::ENQUEUE_WAKEUP);
+            let (mut s, p, mut env) = two_cpus("6.18", tg, Some(s));
+            assert!(s.cfs_rqs[s.rqs[0].cfs as usize].nr_queued > 0);
+            assert_eq!(s.can_migrate_task(&mut env, 1, p), grouped, "grouped={grouped}");
+        }
+    }
+
+    /// Item 9 (`task_hot()`, v5.15/v6.5): "Buddy candidates are cache hot":
+    /// with CACHE_HOT_BUDDY and a busy destination, the last buddy is hot
+    /// like the next buddy, so a cold-by-time p is refused.
+    #[test]
+    fn cfs_last_buddy_is_cache_hot() {
+        for (last, want) in [(false, true), (true, false)] {
+            let (mut s, p, mut env) = two_cpus("5.15", NIL, None);
+            s.rqs[0].nr_running = 1;
+            if last {
+                s.cfs_rqs[1].last = s.tasks[p as usize].se;
+            }
+            assert_eq!(s.can_migrate_task(&mut env, 1, p), want, "last={last}");
+        }
     }
 
     #[test]

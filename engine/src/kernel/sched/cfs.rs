@@ -125,10 +125,12 @@ impl Sched {
         (vdiff > gran) as i32
     }
 
-    /// Mirrors `pick_next_entity()` (fair.c, v5.15): the leftmost of the
-    /// tree and curr, unless the skip buddy would be picked and a second
-    /// entity is close enough; then an eligible-enough next buddy, else last
-    /// buddy. Clears the picked entity's buddies.
+    /// Mirrors `pick_next_entity()` (fair.c, v5.15, same in v6.5): the
+    /// leftmost of the tree and curr, unless the skip buddy would be picked
+    /// and a second entity is close enough; then an eligible-enough next
+    /// buddy, else last buddy. The pick clears nothing: buddies are cleared
+    /// by `set_next_entity()`, so a task picked again while it runs (no
+    /// set_next_entity() on the group-scheduling path) keeps them.
     pub(crate) fn cfs_pick_next_entity(&mut self, q: u32) -> u32 {
         let cfs = &self.cfs_rqs[q as usize];
         let curr = if cfs.curr != NIL && self.ents[cfs.curr as usize].on_rq { cfs.curr } else { NIL };
@@ -166,7 +168,6 @@ impl Sched {
             self.pick_trace.reason = PickReason::LastBuddy;
             self.stats.buddy_picks += 1;
         }
-        self.clear_buddies(q, se);
         se
     }
 

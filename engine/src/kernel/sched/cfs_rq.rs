@@ -84,8 +84,11 @@ pub struct CfsRq {
 
 impl CfsRq {
     /// Mirrors `init_cfs_rq()` (fair.c): v0 starts at -(1 << 20) so that
-    /// wrap-around bugs show early.
-    pub fn new(cpu: u32, owner: u32) -> CfsRq {
+    /// wrap-around bugs show early. `exact_min_slice` is the EXACT_MIN_SLICE
+    /// flag: how the tree keeps `min_slice` through rotations.
+    pub fn new(cpu: u32, owner: u32, exact_min_slice: bool) -> CfsRq {
+        let mut tree = RbRoot::default();
+        tree.set_exact_min_slice(exact_min_slice);
         CfsRq {
             load: LoadWeight::default(),
             nr_queued: 0,
@@ -96,7 +99,7 @@ impl CfsRq {
             avg_vruntime: 0,
             avg_load: 0,
             min_vruntime: (-(1i64 << 20)) as u64,
-            tree: RbRoot::default(),
+            tree,
             curr: NIL,
             next: NIL,
             last: NIL,

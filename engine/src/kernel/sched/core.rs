@@ -233,7 +233,8 @@ impl Sched {
     /// An empty machine: one run queue per CPU of the topology.
     pub fn new(topo: Rc<Topology>, feat: Features, tun: Tunables) -> Sched {
         let cpus = topo.nr_cpus();
-        let cfs_rqs = (0..cpus).map(|c| CfsRq::new(c, NIL)).collect();
+        let exact = feat.has(crate::kernel::sched::features::Feature::EXACT_MIN_SLICE);
+        let cfs_rqs = (0..cpus).map(|c| CfsRq::new(c, NIL, exact)).collect();
         let rqs = (0..cpus)
             .map(|c| Rq {
                 cpu: c,
@@ -248,10 +249,11 @@ impl Sched {
                 idle_waker: Waker { last_wakee: NIL, ..Default::default() },
                 // Every CPU went idle at boot (just after time 0).
                 idle_stamp: 1,
-                // init: avg_idle = 2·migration_cost, max_idle_balance_cost =
-                // migration_cost (sched_init()).
+                // init: avg_idle = 2·migration_cost, wake_avg_idle =
+                // avg_idle, max_idle_balance_cost = migration_cost
+                // (sched_init(), v5.15–v6.6).
                 avg_idle: 2 * tun.migration_cost,
-                wake_avg_idle: tun.migration_cost,
+                wake_avg_idle: 2 * tun.migration_cost,
                 wake_stamp: 0,
                 max_idle_balance_cost: tun.migration_cost,
                 next_balance: 0,
@@ -671,11 +673,6 @@ impl Sched {
             } else {
                 t.stats.nvcsw += 1;
             }
-            if prev_state == PrevState::Exiting && t.on_rq {
-                // task_dead_fair(): a dead task still delayed is dequeued now.
-                let se = t.se;
-                self.dequeue_entities(cpu, se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
-            }
         }
         self.trace(Record::Switch { cpu, prev, next, voluntary: prev_state != PrevState::Running });
         self.rqs[cpu as usize].curr = next;
@@ -894,9 +891,15 @@ pub fn clamp_slice(v: u64) -> u64 {
     v.clamp(100_000, 100_000_000)
 }
 
+/// The dequeue flags of `try_to_block_task()` (core.c, v6.18; inline in
+/// `__schedule()` in v6.12): an exiting task is `TASK_DEAD`, a special
+/// state (`is_special_task_state()`), so it leaves with DEQUEUE_SPECIAL and
+/// is never delayed — a delayed entity relies on a later wakeup that a dead
+/// task never gets.
 fn p_se_flags(prev_state: PrevState) -> u32 {
     match prev_state {
         PrevState::Running => 0,
-        PrevState::Blocking | PrevState::Exiting => DEQUEUE_SLEEP,
+        PrevState::Blocking => DEQUEUE_SLEEP,
+        PrevState::Exiting => DEQUEUE_SLEEP | DEQUEUE_SPECIAL,
     }
 }

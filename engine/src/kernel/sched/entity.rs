@@ -44,6 +44,10 @@ pub struct SchedEntity {
     pub idle: bool,
     /// PELT averages (`se->avg`).
     pub avg: crate::kernel::sched::pelt::SchedAvg,
+    /// A group entity's runnable tasks as last recorded by
+    /// `se_update_runnable()` (its queue's `h_nr_running`, or from v6.13
+    /// the runnable ones only): the group's PELT runnable input.
+    pub runnable_weight: u32,
     /// For a group entity, its task group (NIL for tasks).
     pub tg: u32,
 }
@@ -72,6 +76,7 @@ impl SchedEntity {
             task,
             idle,
             avg: Default::default(),
+            runnable_weight: 0,
             tg: NIL,
         }
     }

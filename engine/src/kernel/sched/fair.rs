@@ -309,6 +309,7 @@ impl Sched {
         }
         self.update_curr(q);
         self.update_load_avg(q, se, UPDATE_TG | DO_ATTACH);
+        self.se_update_runnable(se);
         self.update_cfs_group(se);
         if !is_curr {
             self.place_entity(q, se, flags);
@@ -341,6 +342,7 @@ impl Sched {
             self.ents[se as usize].vruntime = self.ents[se as usize].vruntime.wrapping_add(m);
         }
         self.update_load_avg(q, se, UPDATE_TG | DO_ATTACH);
+        self.se_update_runnable(se);
         self.update_cfs_group(se);
         self.account_entity_enqueue(q, se);
         if flags & ENQUEUE_WAKEUP != 0 {
@@ -361,6 +363,7 @@ impl Sched {
         self.update_curr(q);
         let action = if flags & DEQUEUE_MIGRATING != 0 { UPDATE_TG | DO_DETACH } else { UPDATE_TG };
         self.update_load_avg(q, se, action);
+        self.se_update_runnable(se);
         self.clear_buddies(q, se);
         if se != self.cfs_rqs[q as usize].curr {
             self.__dequeue_entity(q, se);
@@ -379,28 +382,31 @@ impl Sched {
         true
     }
 
-    /// Mirrors `clear_buddies()` (fair.c, v6.18: next only; v5.15 also last
-    /// and skip): a buddy role held by `se` is dropped at every level up.
+    /// Mirrors `clear_buddies()` (fair.c, v6.18: next only; v5.15/v6.5 also
+    /// last and skip): each role `se` holds on its queue is dropped up the
+    /// hierarchy for as long as the ancestor holds that same role
+    /// (`__clear_buddies_last/next/skip()`, one walk per role).
     pub(crate) fn clear_buddies(&mut self, q: u32, se: u32) {
         let cfs = &self.cfs_rqs[q as usize];
-        if cfs.next != se && cfs.last != se && cfs.skip != se {
-            return;
-        }
-        let mut s = se;
-        while s != NIL {
-            let sq = self.ents[s as usize].cfs_rq as usize;
-            let c = &mut self.cfs_rqs[sq];
-            let mut any = false;
-            for b in [&mut c.next, &mut c.last, &mut c.skip] {
-                if *b == s {
-                    *b = NIL;
-                    any = true;
+        let roles = [cfs.last == se, cfs.next == se, cfs.skip == se];
+        for (role, held) in roles.into_iter().enumerate() {
+            if !held {
+                continue;
+            }
+            let mut s = se;
+            while s != NIL {
+                let c = &mut self.cfs_rqs[self.ents[s as usize].cfs_rq as usize];
+                let b = match role {
+                    0 => &mut c.last,
+                    1 => &mut c.next,
+                    _ => &mut c.skip,
+                };
+                if *b != s {
+                    break;
                 }
+                *b = NIL;
+                s = self.ents[s as usize].parent;
             }
-            if !any {
-                break;
-            }
-            s = self.ents[s as usize].parent;
         }
     }
 
@@ -470,6 +476,7 @@ impl Sched {
 
         let action = if flags & DEQUEUE_MIGRATING != 0 { UPDATE_TG | DO_DETACH } else { UPDATE_TG };
         self.update_load_avg(q, se, action);
+        self.se_update_runnable(se);
         self.update_entity_lag(q, se);
         if self.feat.has(PLACE_REL_DEADLINE) && !sleep {
             let e = &mut self.ents[se as usize];
@@ -610,6 +617,11 @@ impl Sched {
             return;
         }
         let mut h_nr_idle = (self.tasks[task as usize].policy == Policy::Idle) as u32;
+        // A delayed task enqueued without ENQUEUE_WAKEUP (moved by the
+        // balancer, or put back after a nice/slice change) stays delayed and
+        // adds nothing to h_nr_runnable (v6.14+ `task_new &&
+        // se->sched_delayed`; v6.12 had no such counter).
+        let h_nr_runnable = !(flags & ENQUEUE_WAKEUP == 0 && self.ents[se as usize].sched_delayed) as u32;
         let mut flags = flags;
         let mut slice = 0u64;
         let mut s = se;
@@ -631,7 +643,7 @@ impl Sched {
                 slice = self.cfs_rq_min_slice(q);
             }
             let cfs = &mut self.cfs_rqs[q as usize];
-            cfs.h_nr_runnable += 1;
+            cfs.h_nr_runnable += h_nr_runnable;
             cfs.h_nr_queued += 1;
             cfs.h_nr_idle += h_nr_idle;
             if cfs.idle {
@@ -652,7 +664,7 @@ impl Sched {
                 slice = self.cfs_rq_min_slice(q);
             }
             let cfs = &mut self.cfs_rqs[q as usize];
-            cfs.h_nr_runnable += 1;
+            cfs.h_nr_runnable += h_nr_runnable;
             cfs.h_nr_queued += 1;
             cfs.h_nr_idle += h_nr_idle;
             if cfs.idle {
@@ -800,9 +812,11 @@ impl Sched {
             }
             return NIL;
         }
-        if p != prev {
-            // __set_next_task_fair(): the task about to run moves to the
-            // front of cfs_tasks (most recently used).
+        if p != prev || !self.feat.has(CFS_TASKS_SET_NEXT) {
+            // The task about to run moves to the front of cfs_tasks (most
+            // recently used): v6.12+ in __set_next_task_fair(), i.e. only
+            // when it is set as next; v5.15–v6.11 at the `done:` label of
+            // every pick, so a running task picked again moves too.
             self.cfs_tasks_del(cpu, p);
             self.cfs_tasks_add(cpu, p);
         }
@@ -878,11 +892,12 @@ impl Sched {
     }
 
     /// Mirrors `check_preempt_wakeup_fair()` (fair.c, v6.18; v6.12 with
-    /// PREEMPT_SHORT's vlag form when VPROT is off; v6.6 checks the idle
-    /// rule before WAKEUP_PREEMPTION, which only matters with
-    /// NO_WAKEUP_PREEMPTION): does the woken task `p` preempt the running
-    /// one? It does when it becomes the EEVDF pick; BATCH/IDLE wakees never
-    /// do; a non-idle wakee always preempts an idle entity.
+    /// PREEMPT_SHORT's vlag form when VPROT is off) and, without
+    /// IDLE_STRICT_HIERARCHY, v6.6.9's `check_preempt_wakeup()`, which
+    /// tests the running *task's* SCHED_IDLE policy and the wakee's policy
+    /// before matching the hierarchy: does the woken task `p` preempt the
+    /// running one? It does when it becomes the EEVDF pick; BATCH/IDLE
+    /// wakees never do; a non-idle wakee always preempts an idle entity.
     pub(crate) fn check_preempt_wakeup_fair(&mut self, cpu: u32, p: u32, wake_flags: u32) {
         let curr_task = self.rqs[cpu as usize].curr;
         let se = self.tasks[curr_task as usize].se;
@@ -905,6 +920,22 @@ impl Sched {
         if self.rqs[cpu as usize].resched {
             return Verdict::AlreadyPending;
         }
+        let strict = self.feat.has(IDLE_STRICT_HIERARCHY);
+        let curr = self.rqs[cpu as usize].curr;
+        if !strict {
+            // v6.6.9's order (check_preempt_wakeup()): a SCHED_IDLE curr task
+            // is preempted by any non-idle wakee, before anything else is
+            // looked at; then BATCH/IDLE wakees and NO_WAKEUP_PREEMPTION
+            // return, before the group rule.
+            let (curr_idle, p_idle) = (self.tasks[curr as usize].policy == Policy::Idle, self.tasks[p as usize].policy == Policy::Idle);
+            if curr_idle && !p_idle {
+                self.resched_curr(cpu, Cause::IdlePreempted { wakee: p });
+                return Verdict::Preempt;
+            }
+            if self.tasks[p as usize].policy != Policy::Normal {
+                return Verdict::WakeePolicy;
+            }
+        }
         if !self.feat.has(WAKEUP_PREEMPTION) {
             return Verdict::Disabled;
         }
@@ -920,10 +951,9 @@ impl Sched {
         if cse_idle != pse_idle {
             return Verdict::WakeeIdle;
         }
-        if self.tasks[p as usize].policy != Policy::Normal {
+        if strict && self.tasks[p as usize].policy != Policy::Normal {
             return Verdict::WakeePolicy;
         }
-        let curr = self.rqs[cpu as usize].curr;
         if self.feat.has(NO_SAME_PRIO_PREEMPT) && self.tasks[p as usize].nice == self.tasks[curr as usize].nice {
             return Verdict::SamePrio;
         }
@@ -1089,7 +1119,7 @@ impl Sched {
         if e.rel_deadline {
             e.deadline = ((e.deadline as i64) * old / weight as i64) as u64;
         }
-        e.load = lw;
+        self.reweight_load_avg(q, se, lw);
         if on_rq {
             self.place_entity(q, se, 0);
             let cfs = &mut self.cfs_rqs[q as usize];
@@ -1133,7 +1163,7 @@ impl Sched {
             let rel = sdiff(e.deadline, e.vruntime) * old / new;
             e.deadline = e.vruntime.wrapping_add(rel as u64);
         }
-        e.load = lw;
+        self.reweight_load_avg(q, se, lw);
         if on_rq {
             let cfs = &mut self.cfs_rqs[q as usize];
             cfs.load = LoadWeight::with_weight(cfs.load.weight + lw.weight);
@@ -1193,14 +1223,20 @@ impl Sched {
             let rel = sdiff(e.deadline, e.vruntime) * old / new;
             e.deadline = e.vruntime.wrapping_add(rel as u64);
         }
-        self.ents[se as usize].load = lw;
+        self.reweight_load_avg(q, se, lw);
         if on_rq {
             let cfs = &mut self.cfs_rqs[q as usize];
             cfs.load = LoadWeight::with_weight(cfs.load.weight + weight);
             if !is_curr {
                 self.__enqueue_entity(q, se);
-            } else if self.feat.has(REWEIGHT_EEVDF) {
-                // v6.8: "Update min_vruntime for reweight_entity() correctly".
+            }
+            // update_min_vruntime() at the end, "since the calculations
+            // above require stable min_vruntime": v6.6.9 (the fix as
+            // backported) only for an entity that went back into the tree;
+            // v6.8+ ("Update min_vruntime for reweight_entity() correctly",
+            // folded into REWEIGHT_V_FIX here: no preset sits between) for
+            // the running one too; v6.6.0 not at all.
+            if self.feat.has(REWEIGHT_EEVDF) && (!is_curr || v_fix) {
                 self.update_min_vruntime(q);
             }
         }

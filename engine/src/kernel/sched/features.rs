@@ -198,7 +198,131 @@ sched_features! {
     /// The avg_vruntime offset is zero_vruntime, re-based to V at every
     /// enqueue and dequeue, instead of the monotonic min_vruntime (v6.19).
     ZERO_VRUNTIME = [0, 0, 0, 0, 0, 0], "schedlab (\"sched/eevdf: Fix min_vruntime vs avg_vruntime\", v6.19)";
+    /// schedlab's deliberate fix: the augmented tree's rotations and
+    /// erase-copies carry `min_slice` along with `min_vruntime`, so
+    /// cfs_rq_min_slice() (group entities' slices, PREEMPT_SHORT, vprot)
+    /// always sees the true shortest queued slice. Off: the kernel's
+    /// callbacks (v6.12–v6.18 declare them with
+    /// `RB_DECLARE_CALLBACKS(.., min_vruntime, min_vruntime_update)`, which
+    /// copy only `min_vruntime`), so after a rotation the node that moved
+    /// up may report the longer slice of its old, smaller subtree until a
+    /// later propagate passes through it.
+    EXACT_MIN_SLICE = [1, 1, 1, 1, 1, 1], "schedlab (fix of fair.c's min_vruntime_cb, v6.12-v6.18)";
+    /// A delayed task is not runnable in its queues' PELT signals: the
+    /// cfs_rq's runnable input and a group entity's `runnable_weight` count
+    /// `h_nr_running − h_nr_delayed` (v6.14+: `h_nr_runnable`). Off
+    /// (v6.12.0): they count `h_nr_running`, delayed tasks included (a
+    /// delayed task's own signal is 0 in both).
+    PELT_VS_DELAYED_DEQUEUE = [0, 0, 0, 0, 0, 1], "schedlab (76f2f783294d \"sched/eevdf: More PELT vs DELAYED_DEQUEUE\", v6.13)";
+    /// update_cfs_group() leaves a group entity whose queue has emptied
+    /// (the last task delayed or gone) at its weight, so a delayed group
+    /// keeps competing with the weight it slept with. Off (v6.12.0): it is
+    /// reweighted to calc_group_shares() of an empty queue (its load_avg
+    /// share, often MIN_SHARES).
+    UPDATE_CFS_GROUP_VS_DELAYED = [0, 0, 0, 0, 0, 1], "schedlab (66951e4860d3 \"sched/fair: Fix update_cfs_group() vs DELAY_DEQUEUE\", v6.13)";
+    /// The load balancer counts runnable tasks (`rq->cfs.h_nr_runnable`)
+    /// in its group statistics (sum_h_nr_running) and when choosing the
+    /// busiest queue. Off (v6.12, v6.13): it counts `h_nr_running`, so
+    /// delayed tasks look like work to pull.
+    LB_H_NR_RUNNABLE = [0, 0, 0, 0, 0, 1], "schedlab (\"sched/fair: Use the new cfs_rq.h_nr_runnable\", v6.14)";
+    /// can_migrate_task() leaves delayed tasks where they are unless the
+    /// balancer is migrating load. Off (v6.12, v6.13): a delayed task can be
+    /// detached like any queued task and finishes its dequeue on the
+    /// destination CPU.
+    LB_NO_DELAYED = [0, 0, 0, 0, 0, 1], "schedlab (\"sched/fair: Do not try to migrate delayed dequeue task\", v6.14)";
+    /// wake_affine_idle(): a sync wakeup stays on the waker's CPU when the
+    /// waker is its only *runnable* task (`nr_running − cfs_h_nr_delayed()
+    /// == 1`). Off (v6.12–v6.14): `nr_running == 1`, so a delayed task on
+    /// the waker's CPU sends the wakee elsewhere.
+    WAKE_SYNC_VS_DELAYED = [0, 0, 0, 0, 0, 1], "schedlab (aa3ee4f \"sched/fair: Fixup wake_up_sync() vs delayed dequeue\", after v6.14)";
+    /// check_preempt_wakeup_fair() decides idle against non-idle only on
+    /// the matched entities (se_is_idle() after find_matching_se()) and
+    /// tests the wakee's policy after that. Off (v6.6.9, v6.8): a SCHED_IDLE
+    /// curr task is preempted by any non-idle wakee first, and a BATCH/IDLE
+    /// wakee or NO_WAKEUP_PREEMPTION returns before the group rule.
+    IDLE_STRICT_HIERARCHY = [0, 0, 0, 0, 1, 1], "schedlab (faa42d29419d \"sched/fair: Make SCHED_IDLE entity be preempted in strict hierarchy\", v6.11)";
+    /// Only set_next_task_fair() moves a task to the head of `cfs_tasks`
+    /// (v6.12's pick_next_task_fair() rework), so a task picked again while
+    /// it runs keeps its place. Off (v5.15–v6.11): every pick, re-picks
+    /// included, moves the task to the head (the `done:` label of
+    /// pick_next_task_fair()), which changes what detach_tasks() takes
+    /// first from the tail.
+    CFS_TASKS_SET_NEXT = [0, 0, 0, 0, 1, 1], "schedlab (pick_next_task_fair()/put_prev_set_next_task() rework, v6.12)";
 }
+
+/// A kernel scheduler behaviour the engine leaves out: its name, what it
+/// is in the kernel, and what a user of schedlab sees differently because
+/// of it (`schedlab features --missing`, README "What is left out").
+#[derive(Clone, Copy, Debug)]
+pub struct Missing {
+    pub name: &'static str,
+    pub kernel: &'static str,
+    pub difference: &'static str,
+}
+
+/// Every kernel behaviour of the scheduler that no flag or preset models.
+pub const MISSING: &[Missing] = &[
+    Missing {
+        name: "CFS bandwidth control",
+        kernel: "cpu.max quotas (CONFIG_CFS_BANDWIDTH): throttle_cfs_rq() takes a group off the CPU when its quota for the period is used up, unthrottle at the refill; HZ_BW in 6.6",
+        difference: "a group is never throttled: a cgroup with a quota runs as if it had none, and no throttled time, periods or bursts appear",
+    },
+    Missing {
+        name: "RT and deadline classes, the dl_server",
+        kernel: "SCHED_FIFO/SCHED_RR (rt.c) and SCHED_DEADLINE (deadline.c) above the fair class, RT throttling, and from 6.12 the fair_server dl_server that reserves fair tasks 50 ms/s under RT load",
+        difference: "every task is a fair task: nothing but another fair task preempts one, rq->nr_running counts fair tasks only, and there is no RT starvation for the fair server to relieve",
+    },
+    Missing {
+        name: "TTWU_QUEUE IPIs",
+        kernel: "a wakeup of a task on another CPU (other LLC, or an idle target) is queued on its wake list and finished by an IPI there (ttwu_queue_wakelist()); idle_cpu() counts a pending one",
+        difference: "the waker enqueues on the remote CPU directly: cross-CPU wakeups have no IPI latency, and a CPU with a wakeup in flight still looks idle to the next select_idle_sibling()",
+    },
+    Missing {
+        name: "lazy preemption",
+        kernel: "PREEMPT_LAZY (6.13+): resched_curr_lazy() only sets TIF_NEED_RESCHED_LAZY for a fair wakeup or slice end, and the next tick (or return to user) makes it a real preemption; PREEMPT_NONE/VOLUNTARY wait for a preemption point",
+        difference: "every resched takes effect at once (full preemption): under the lazy model a 6.13+ kernel lets the running task go on until the next tick, which the model's wakeup latencies do not include",
+    },
+    Missing {
+        name: "HRTICK",
+        kernel: "HRTICK/HRTICK_DL (off by default): hrtick_start_fair() arms an hrtimer for the end of the running task's slice",
+        difference: "a slice only ends at a tick or an update_curr() (as in the default kernel); turning HRTICK on in a kernel would end slices shorter than a tick on time, the model cannot",
+    },
+    Missing {
+        name: "NUMA balancing",
+        kernel: "task_numa_fault()/task_numa_migrate(): page-fault sampling of where a task's memory is, preferred nodes, numa_group, and the NUMA-aware checks in load balancing (migrate_degrades_locality())",
+        difference: "there is no memory: on the two-socket topologies tasks never move towards their data and the balancer never refuses a move for locality (the allowed NUMA imbalance, adjust_numa_imbalance(), is modelled)",
+    },
+    Missing {
+        name: "EAS and asymmetric capacity",
+        kernel: "energy-aware wakeup placement (find_energy_efficient_cpu()), capacity < 1024 and big.LITTLE (select_idle_capacity(), misfit tasks, asym packing, overutilized), capacity lost to RT/IRQ pressure",
+        difference: "every CPU has capacity 1024: no heterogeneous topologies, no misfit migration or energy model, and capacity_of() never shrinks",
+    },
+    Missing {
+        name: "uclamp",
+        kernel: "cpu.uclamp.min/max and sched_setattr() util clamps, which bias frequency selection, EAS and capacity fitting",
+        difference: "clamps cannot be set and nothing depends on them (there is no frequency model either)",
+    },
+    Missing {
+        name: "clusters",
+        kernel: "the CLS domain level (SD_CLUSTER, CONFIG_SCHED_CLUSTER) for CPUs sharing an L2 and select_idle_sibling()'s cluster passes (sched_cluster_active())",
+        difference: "topologies are built without a cluster level: wakeups do not prefer an idle CPU of the same cluster, and balancing has one level fewer on cluster machines",
+    },
+    Missing {
+        name: "core scheduling",
+        kernel: "CONFIG_SCHED_CORE: SMT siblings only run tasks with the same cookie (sched_core_*), forced idle, and the cookie tests in task_hot() and __select_idle_cpu()",
+        difference: "any two tasks may share a core: no forced idle, and no cookie ever makes a task cache-hot or skips an idle sibling",
+    },
+    Missing {
+        name: "proxy execution",
+        kernel: "CONFIG_SCHED_PROXY_EXEC (6.18): a task blocked on a mutex stays queued and lends its scheduling context (rq->donor) to the lock owner",
+        difference: "a task that waits leaves the queue (rq->donor is always rq->curr): a lock owner never runs on a waiter's slice or lag",
+    },
+    Missing {
+        name: "autogroup, sched_ext, cpufreq, IRQ/steal time",
+        kernel: "autogroup's per-session task groups, the sched_ext BPF class, frequency invariance (schedutil), IRQ and steal time left out of rq_clock_task()",
+        difference: "tasks are only grouped by the scenario's [[group]]s; PELT runs at full speed on every CPU; all CPU time goes to tasks (costs.* stand in for overheads)",
+    },
+];
 
 /// A set of feature flags (a bitmask, like `sysctl_sched_features`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -286,6 +410,21 @@ mod tests {
         assert!(v618.has(Feature::DELAY_DEQUEUE) && v618.has(Feature::PICK_BUDDY));
         assert!(!v618.has(Feature::NEXT_BUDDY));
         assert!(v618.has(Feature::VPROT));
+    }
+
+    /// README's "What is left out" has a row for every entry of MISSING,
+    /// and MISSING names every behaviour issue 11 asks for.
+    #[test]
+    fn missing_list_matches_readme() {
+        let readme = include_str!("../../../../README.md");
+        for m in MISSING {
+            assert!(readme.contains(&format!("| {}", m.name)), "README lacks a row for {}", m.name);
+            assert!(!m.kernel.is_empty() && !m.difference.is_empty());
+        }
+        let names: Vec<&str> = MISSING.iter().map(|m| m.name).collect();
+        for want in ["bandwidth", "dl_server", "TTWU_QUEUE", "lazy preemption", "HRTICK", "NUMA balancing", "EAS", "uclamp", "clusters", "core scheduling", "proxy execution"] {
+            assert!(names.iter().any(|n| n.contains(want)), "{want} missing from MISSING");
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::kernel::sched::entity::SchedEntity;
 use crate::kernel::sched::load_avg::UPDATE_TG;
 use crate::kernel::lib::rbtree::{RbNode, NIL};
 use crate::kernel::sched::core::Sched;
-use crate::kernel::sched::weight::{scale_load, scale_load_down, LoadWeight, MIN_SHARES, NICE_0_LOAD};
+use crate::kernel::sched::weight::{scale_load, scale_load_down, LoadWeight, MIN_SHARES, NICE_0_LOAD, WEIGHT_IDLEPRIO};
 
 /// `struct task_group` (kernel/sched/sched.h).
 #[derive(Clone, Debug)]
@@ -41,7 +41,14 @@ impl Sched {
     /// Adds a group under `parent` (NIL: root) with `shares` (scaled), with
     /// an entity and a queue on every CPU — `alloc_fair_sched_group()` and
     /// `init_tg_cfs_entry()`: group entities start at NICE_0_LOAD.
+    ///
+    /// An idle group (`cpu.idle` = 1) gets the weight of a SCHED_IDLE task
+    /// whatever `shares` says, as `sched_group_set_idle()` (fair.c, v5.15 –
+    /// v6.18: "Idle groups have minimum weight") sets
+    /// `scale_load(WEIGHT_IDLEPRIO)`; the scenario parser refuses a weight
+    /// on an idle group, as `sched_group_set_shares()` does (-EINVAL).
     pub fn add_group(&mut self, name: &str, parent: u32, shares: u64, idle: bool) -> u32 {
+        let shares = if idle { scale_load(WEIGHT_IDLEPRIO) } else { shares };
         let id = self.groups.len() as u32;
         let depth = if parent == NIL { 0 } else { self.groups[parent as usize].depth + 1 };
         let mut g = TaskGroup { name: name.to_string(), parent, shares, load_avg: 0, idle, depth, se: Vec::new(), cfs_rq: Vec::new() };
@@ -61,7 +68,7 @@ impl Sched {
             e.tg = id;
             self.ents.push(e);
             self.nodes.push(RbNode::detached());
-            let mut cfs = CfsRq::new(cpu, se);
+            let mut cfs = CfsRq::new(cpu, se, self.feat.has(crate::kernel::sched::features::Feature::EXACT_MIN_SLICE));
             cfs.tg = id;
             cfs.idle = idle;
             self.cfs_rqs.push(cfs);
@@ -100,16 +107,24 @@ impl Sched {
         shares.clamp(MIN_SHARES as i64, tg_shares) as u64
     }
 
-    /// Mirrors `update_cfs_group()` (fair.c, v6.18): re-derive a group
-    /// entity's weight from its queue; an empty queue keeps its weight
-    /// (it may be delayed).
+    /// Mirrors `update_cfs_group()` (fair.c): re-derive a group entity's
+    /// weight from its queue. v6.13+ (UPDATE_CFS_GROUP_VS_DELAYED): an
+    /// empty queue keeps its weight, because the group entity may stay
+    /// queued as delayed; v5.15–v6.12 reweight it to the shares of an empty
+    /// queue.
     pub(crate) fn update_cfs_group(&mut self, se: u32) {
         let gq = self.ents[se as usize].my_q;
-        if gq == NIL || self.cfs_rqs[gq as usize].load.weight == 0 {
+        if gq == NIL {
+            return;
+        }
+        if self.feat.has(crate::kernel::sched::features::Feature::UPDATE_CFS_GROUP_VS_DELAYED) && self.cfs_rqs[gq as usize].load.weight == 0 {
             return;
         }
         let shares = self.calc_group_shares(gq);
-        if self.ents[se as usize].load.weight != shares {
+        // v5.15–v6.5 reweight unconditionally (re-deriving the entity's
+        // PELT load even at an unchanged weight); v6.6+ only on a change.
+        let cfs = !self.feat.has(crate::kernel::sched::features::Feature::EEVDF);
+        if cfs || self.ents[se as usize].load.weight != shares {
             let q = self.ents[se as usize].cfs_rq;
             self.reweight_entity(q, se, LoadWeight::with_weight(shares));
         }
@@ -155,10 +170,12 @@ impl Sched {
     }
 
     /// The per-level tail of enqueue/dequeue for ancestors (fair.c:
-    /// `update_load_avg(cfs_rq, se, UPDATE_TG); update_cfs_group(se);`).
+    /// `update_load_avg(cfs_rq, se, UPDATE_TG); se_update_runnable(se);
+    /// update_cfs_group(se);`).
     pub(crate) fn update_group_entity(&mut self, se: u32) {
         let q = self.ents[se as usize].cfs_rq;
         self.update_load_avg(q, se, UPDATE_TG);
+        self.se_update_runnable(se);
         self.update_cfs_group(se);
     }
 }

@@ -32,13 +32,40 @@ pub struct Removed {
 }
 
 impl Sched {
+    /// Mirrors `se_runnable()` (sched.h, v6.12+; before, without the
+    /// delayed test, which could not be true): a task is runnable while
+    /// queued and not delayed; a group entity counts the runnable tasks
+    /// `se_update_runnable()` last recorded.
+    fn se_runnable(&self, se: u32) -> u64 {
+        let e = &self.ents[se as usize];
+        if e.sched_delayed {
+            0
+        } else if e.my_q == NIL {
+            e.on_rq as u64
+        } else {
+            e.runnable_weight as u64
+        }
+    }
+
+    /// Mirrors `se_update_runnable()` (sched.h): a group entity records its
+    /// queue's tasks — `h_nr_running` in v5.15–v6.12, the runnable ones
+    /// (`h_nr_running − h_nr_delayed`, v6.14 `h_nr_runnable`) with
+    /// PELT_VS_DELAYED_DEQUEUE (v6.13+). Called where the kernel calls it:
+    /// after the PELT update of the entity in enqueue/dequeue, so the
+    /// interval just accounted still used the old count.
+    pub(crate) fn se_update_runnable(&mut self, se: u32) {
+        let my_q = self.ents[se as usize].my_q;
+        if my_q != NIL {
+            let gq = &self.cfs_rqs[my_q as usize];
+            let n = if self.feat.has(Feature::PELT_VS_DELAYED_DEQUEUE) { gq.h_nr_runnable } else { gq.h_nr_queued };
+            self.ents[se as usize].runnable_weight = n;
+        }
+    }
+
     /// Mirrors `__update_load_avg_se()` (pelt.c).
     fn update_load_avg_se(&mut self, now: u64, q: u32, se: u32) {
         let curr = self.cfs_rqs[q as usize].curr == se;
-        let my_q = self.ents[se as usize].my_q;
-        // se_runnable(): a task is runnable while queued; a group entity
-        // counts its queue's runnable tasks.
-        let runnable = if my_q == NIL { self.ents[se as usize].on_rq as u64 } else { self.cfs_rqs[my_q as usize].h_nr_runnable as u64 };
+        let runnable = self.se_runnable(se);
         let e = &mut self.ents[se as usize];
         let on_rq = e.on_rq as u64;
         if e.avg.update_sum(now, on_rq, runnable, curr) {
@@ -49,7 +76,10 @@ impl Sched {
     }
 
     /// Mirrors `update_cfs_rq_load_avg()` (fair.c, v6.18): apply removed
-    /// averages, then accumulate the queue's own signal.
+    /// averages, then accumulate the queue's own signal
+    /// (`__update_load_avg_cfs_rq()`, pelt.c), whose runnable input is
+    /// `h_nr_running` up to v6.12 and excludes delayed tasks from v6.13
+    /// (PELT_VS_DELAYED_DEQUEUE).
     pub(crate) fn update_cfs_rq_load_avg(&mut self, now: u64, q: u32) -> bool {
         let cfs = &mut self.cfs_rqs[q as usize];
         let mut decayed = false;
@@ -60,7 +90,8 @@ impl Sched {
             decayed = true;
         }
         let load = crate::kernel::sched::weight::scale_load_down(cfs.load.weight);
-        let (runnable, running) = (cfs.h_nr_runnable as u64, cfs.curr != NIL);
+        let nr = if self.feat.has(Feature::PELT_VS_DELAYED_DEQUEUE) { cfs.h_nr_runnable } else { cfs.h_nr_queued };
+        let (runnable, running) = (nr as u64, cfs.curr != NIL);
         if cfs.avg.update_sum(now, load, runnable, running) {
             cfs.avg.update_avg(1);
             decayed = true;
@@ -117,6 +148,41 @@ impl Sched {
         let (a, w) = (e.avg, e.weight());
         let cfs = &mut self.cfs_rqs[q as usize].avg;
         pelt::subtract(cfs, a.load_avg, w * a.load_sum, a.util_avg, a.util_sum, a.runnable_avg, a.runnable_sum);
+    }
+
+    /// Mirrors `dequeue_load_avg()` (fair.c, v5.15–v6.18): take the
+    /// entity's load out of its queue's load average, keeping the queue's
+    /// sum at least avg × the minimum divider.
+    fn dequeue_load_avg(&mut self, q: u32, se: u32) {
+        let e = &self.ents[se as usize];
+        let (load_avg, load_sum) = (e.avg.load_avg, e.weight() * e.avg.load_sum);
+        let cfs = &mut self.cfs_rqs[q as usize].avg;
+        cfs.load_avg = cfs.load_avg.saturating_sub(load_avg);
+        cfs.load_sum = cfs.load_sum.saturating_sub(load_sum).max(cfs.load_avg * pelt::PELT_MIN_DIVIDER);
+    }
+
+    /// Mirrors `enqueue_load_avg()` (fair.c, v5.15–v6.18).
+    fn enqueue_load_avg(&mut self, q: u32, se: u32) {
+        let e = &self.ents[se as usize];
+        let (load_avg, load_sum) = (e.avg.load_avg, e.weight() * e.avg.load_sum);
+        let cfs = &mut self.cfs_rqs[q as usize].avg;
+        cfs.load_avg += load_avg;
+        cfs.load_sum += load_sum;
+    }
+
+    /// The PELT half of `reweight_entity()` (fair.c, every version from
+    /// v5.15 to v6.18): the entity's load leaves its queue's average at the
+    /// old weight, `se->load` takes the new weight, `load_avg` is
+    /// re-derived as `se_weight · load_sum / get_pelt_divider()` and joins
+    /// the queue's average again — so a group's load follows its shares at
+    /// once instead of at the next period boundary.
+    pub(crate) fn reweight_load_avg(&mut self, q: u32, se: u32, lw: crate::kernel::sched::weight::LoadWeight) {
+        self.dequeue_load_avg(q, se);
+        let e = &mut self.ents[se as usize];
+        e.load = lw;
+        let (w, divider) = (e.weight(), e.avg.divider());
+        e.avg.load_avg = w * e.avg.load_sum / divider;
+        self.enqueue_load_avg(q, se);
     }
 
     /// Mirrors `remove_entity_load_avg()` (fair.c, v6.18): a sleeping task

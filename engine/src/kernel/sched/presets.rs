@@ -42,22 +42,22 @@ pub fn presets() -> Vec<Preset> {
                     750_000,
                 ),
                 "6.6" => (
-                    "EEVDF as first merged (v6.6.0): tree sorted by vruntime with min_deadline, no custom slices, no delayed dequeue, reweight without lag preservation",
-                    "v6.6 (features.h of 6.6.9; reweight_entity() before eab03c23c2a1)",
+                    "EEVDF as first merged (v6.6.0): tree sorted by vruntime with min_deadline, no custom slices, no delayed dequeue. Reweighting a queued entity (a nice change, a cgroup's per-CPU share) keeps its vruntime and only rescales its relative deadline, so its lag changes with the weight; this is the only difference from 6.6.y",
+                    "v6.6.9 source with v6.6.0's reweight_entity() (before eab03c23c2a1); 6.6.0 itself was not read",
                     750_000,
                 ),
                 "6.6.y" => (
-                    "v6.6 stable (6.6.9): as 6.6 with the reweight fix backported (reweight_eevdf() keeps a queued entity's lag)",
+                    "v6.6 stable as of 6.6.9: as 6.6, but reweight_eevdf() keeps a queued entity's lag (v' = V - (V - v)·w/w', V taken after removing the entity, no lag clamp) and a reweighted queued entity that is not running updates min_vruntime; the same as 6.6 + reweight-fix",
                     "v6.6.9 source",
                     750_000,
                 ),
                 "6.12" => (
-                    "deadline-sorted tree with O(1) leftmost pick, custom slices, PREEMPT_SHORT, DELAY_DEQUEUE, PLACE_REL_DEADLINE",
+                    "deadline-sorted tree with O(1) leftmost pick, custom slices, PREEMPT_SHORT, DELAY_DEQUEUE, PLACE_REL_DEADLINE; a delayed task still counts as runnable for PELT, load balancing and sync wake-ups, and can be migrated (the 6.13/6.14 fixes are off)",
                     "v6.12.0 source",
                     750_000,
                 ),
                 _ => (
-                    "v6.18: vprot slice protection, PICK_BUDDY, reweight via place_entity(), 0.70 ms base slice, yield forfeits vruntime (6.18.y backport)",
+                    "v6.18: vprot slice protection, PICK_BUDDY, reweight via place_entity(), 0.70 ms base slice, yield forfeits vruntime (6.18.y backport), delayed tasks not runnable anywhere and moved only to migrate load",
                     "v6.18.2 source",
                     700_000,
                 ),

@@ -179,15 +179,18 @@ impl Sched {
         !(slave < factor || master < slave * factor)
     }
 
-    /// Mirrors `wake_affine_idle()` (fair.c, v6.18).
-    fn wake_affine_idle(&self, this_cpu: u32, prev_cpu: u32, sync: bool) -> Option<u32> {
+    /// Mirrors `wake_affine_idle()` (fair.c): a sync wakeup stays with a
+    /// waker that is alone on its CPU — counting delayed tasks as there
+    /// (v5.15–v6.14, `nr_running == 1`) or not (WAKE_SYNC_VS_DELAYED,
+    /// v6.18: `nr_running − cfs_h_nr_delayed() == 1`).
+    pub(crate) fn wake_affine_idle(&self, this_cpu: u32, prev_cpu: u32, sync: bool) -> Option<u32> {
         if self.available_idle_cpu(this_cpu) && self.topo.share_cache(this_cpu, prev_cpu) {
             return Some(if self.available_idle_cpu(prev_cpu) { prev_cpu } else { this_cpu });
         }
         if sync {
             let rq = &self.rqs[this_cpu as usize];
             let cfs = &self.cfs_rqs[rq.cfs as usize];
-            let delayed = cfs.h_nr_queued - cfs.h_nr_runnable;
+            let delayed = if self.feat.has(WAKE_SYNC_VS_DELAYED) { cfs.h_nr_queued - cfs.h_nr_runnable } else { 0 };
             if rq.nr_running - delayed == 1 {
                 return Some(this_cpu);
             }
@@ -359,7 +362,7 @@ impl Sched {
     /// target, wrapping, for an idle core (when one may exist — unlimited)
     /// or an idle CPU (limited by SIS_UTIL's nr_idle_scan or SIS_PROP's
     /// estimate). Each CPU looked at costs `scan_cost` of CPU time.
-    fn select_idle_cpu(&mut self, p: u32, llc_level: usize, has_idle_core: bool, target: u32) -> Option<u32> {
+    pub(crate) fn select_idle_cpu(&mut self, p: u32, llc_level: usize, has_idle_core: bool, target: u32) -> Option<u32> {
         let topo = self.topo.clone();
         let sd = &topo.domains[target as usize][llc_level];
         let llc = self.llc_id(target);
@@ -409,8 +412,13 @@ impl Sched {
             } else {
                 nr -= 1;
                 if nr <= 0 {
-                    end = ScanEnd::Budget;
-                    break;
+                    // `if (!--nr) return -1;` (v5.15–v6.6; `--nr <= 0` in
+                    // v6.12+): out of budget, the scan returns before
+                    // SIS_PROP charges its time to wake_avg_idle and
+                    // avg_scan_cost.
+                    self.finish_scan(scanned, ScanEnd::Budget);
+                    self.select_mask = cpus;
+                    return None;
                 }
                 scanned += 1;
                 let idle = self.available_idle_cpu(cpu);
@@ -501,7 +509,8 @@ impl Sched {
         }
     }
 
-    /// SIS_PROP's accounting after a scan: charge the scan time against the
+    /// SIS_PROP's accounting after a scan that did not run out of budget
+    /// (select_idle_cpu(), v5.15–v6.6): charge the scan time against the
     /// predicted idle time and fold it into the LLC's average
     /// (`update_avg()`: avg += (sample − avg) / 8).
     fn sis_prop_account(&mut self, this_cpu: u32, scanned: u64) {

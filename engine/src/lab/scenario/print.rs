@@ -146,16 +146,15 @@ fn group(g: &GroupSpec) -> String {
     if let Some(p) = &g.parent {
         let _ = writeln!(s, "parent = {}", quote(&p.name));
     }
-    match g.shares {
-        Some(sh) => {
+    match (g.idle, g.shares) {
+        // An idle group's weight is SCHED_IDLE's; the file may not set one.
+        (true, _) => s += "idle = true\n",
+        (false, Some(sh)) => {
             let _ = writeln!(s, "shares = {sh}");
         }
-        None => {
+        (false, None) => {
             let _ = writeln!(s, "weight = {}", g.weight);
         }
-    }
-    if g.idle {
-        s += "idle = true\n";
     }
     s
 }

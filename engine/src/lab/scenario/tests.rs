@@ -663,14 +663,21 @@ fn workloads_and_channels_parse() {
 #[test]
 fn groups_parse_and_check_names() {
     let sc = parse(
-        "[[group]]\nname = \"db\"\nweight = 200\n[[group]]\nname = \"web\"\nparent = \"db\"\nshares = 512\nidle = true\n\
+        "[[group]]\nname = \"db\"\nweight = 200\n[[group]]\nname = \"web\"\nparent = \"db\"\nidle = true\n\
          [[task]]\nname = \"t\"\ngroup = \"web\"\nwant_preempt = true\nprogram = \"run\"\n",
     )
     .unwrap();
     assert_eq!(sc.groups.len(), 2);
     assert_eq!((sc.groups[0].weight, sc.groups[0].shares), (200, None));
     assert_eq!(sc.groups[1].parent.as_ref().map(|n| n.name.as_str()), Some("db"));
-    assert_eq!((sc.groups[1].shares, sc.groups[1].idle), (Some(512), true));
+    assert_eq!((sc.groups[1].shares, sc.groups[1].idle), (None, true));
+    let sc2 = parse("[[group]]\nname = \"a\"\nshares = 512\n[[task]]\nname = \"t\"\ngroup = \"a\"\nprogram = \"run\"\n").unwrap();
+    assert_eq!(sc2.groups[0].shares, Some(512));
+    // sched_group_set_shares() refuses a weight while cpu.idle is 1.
+    let e = err("[[group]]\nname = \"a\"\nidle = true\nweight = 50\n");
+    assert_err(&e, "group[0].weight", p(4, 10), "has the weight of SCHED_IDLE");
+    let e = err("[[group]]\nname = \"a\"\nshares = 512\nidle = true\n");
+    assert_err(&e, "group[0].shares", p(3, 10), "the kernel refuses cpu.weight/cpu.shares");
     assert_eq!(sc.tasks[0].group.as_ref().map(|n| n.name.as_str()), Some("web"));
     assert!(sc.tasks[0].want_preempt);
 
