@@ -6,11 +6,9 @@
 //! scenario and the seed. The whole mutable state is one `SimState` value:
 //! a checkpoint is a clone of it, and rewinding is restore-and-replay.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
 use crate::lab::program::{Action, Cursor, Program};
 use crate::kernel::lib::rbtree::NIL;
+use crate::lab::queue::{EvKind, Queue};
 use crate::lab::rng::Rng;
 use crate::kernel::sched::core::{PrevState, Sched, TaskState};
 use crate::lab::trace::{Entry, LogHash, Record};
@@ -19,51 +17,9 @@ use crate::lab::trace::{Entry, LogHash, Record};
 /// stopped (a `loop { yield }` alone on a CPU would otherwise spin forever).
 pub const STATEMENT_BUDGET: u32 = 100_000;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EvKind {
-    /// A task is created.
-    Start(u32),
-    /// A sleeping task's timer fires.
-    Wake(u32),
-    /// The running task's `run` statement completes (valid while the CPU's
-    /// switch generation is `gen`).
-    BurstEnd { cpu: u32, gen: u32 },
-    /// A scheduler tick on a CPU.
-    Tick(u32),
-    /// An idle CPU that was sent work has left its idle state.
-    IdleExit(u32),
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Ev {
-    time: u64,
-    seq: u64,
-    kind: EvKind,
-}
-
-impl PartialEq for Ev {
-    fn eq(&self, o: &Self) -> bool {
-        (self.time, self.seq) == (o.time, o.seq)
-    }
-}
-impl Eq for Ev {}
-impl PartialOrd for Ev {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Ev {
-    /// Reversed, so that BinaryHeap (a max-heap) pops the earliest event.
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
-    }
-}
-
 /// Per-CPU simulation bookkeeping (not scheduler state).
 #[derive(Clone, Copy, Debug, Default)]
 struct CpuSim {
-    /// Bumped at every context switch; invalidates pending BurstEnd events.
-    gen: u32,
     tick_armed: bool,
     /// When the CPU last went idle.
     idle_since: u64,
@@ -75,8 +31,7 @@ struct CpuSim {
 #[derive(Clone, Debug)]
 pub struct SimState {
     pub sched: Sched,
-    queue: BinaryHeap<Ev>,
-    seq: u64,
+    queue: Queue,
     rng: Rng,
     cursors: Vec<Cursor>,
     cpus: Vec<CpuSim>,
@@ -212,8 +167,7 @@ impl Simulation {
         let ncpus = sched.rqs.len();
         let mut state = SimState {
             sched,
-            queue: BinaryHeap::with_capacity(ntasks * 2 + ncpus * 2 + 16),
-            seq: 0,
+            queue: Queue::new(ncpus, ntasks + ncpus + 16),
             rng: Rng::new(info.seed),
             cursors: vec![Cursor::default(); ntasks],
             cpus: vec![CpuSim::default(); ncpus],
@@ -256,25 +210,25 @@ impl Simulation {
             return false;
         }
         loop {
-            let Some(ev) = self.state.queue.pop() else {
+            match self.state.queue.peek() {
+                Some(k) if k.time <= self.info.duration => {}
+                _ => return self.finish(),
+            }
+            let Some((time, kind)) = self.state.queue.pop() else {
                 return self.finish();
             };
-            if ev.time > self.info.duration {
-                self.state.queue.push(ev);
-                return self.finish();
-            }
-            if !self.state.live(ev.kind) {
+            if !self.state.live(kind) {
                 continue;
             }
             if let Some(sig) = &mut self.signals {
-                sig.sample_until(&self.state.sched, ev.time);
+                sig.sample_until(&self.state.sched, time);
             }
-            if self.measure_from < self.info.warmup && ev.time >= self.info.warmup {
+            if self.measure_from < self.info.warmup && time >= self.info.warmup {
                 self.begin_measurement(self.info.warmup);
             }
-            self.state.sched.set_now(ev.time);
+            self.state.sched.set_now(time);
             self.state.events += 1;
-            self.handle(ev.kind);
+            self.handle(kind);
             self.flush();
             if self.state.exited as usize == self.state.cursors.len() {
                 self.finish();
@@ -379,7 +333,7 @@ impl Simulation {
                 let this_cpu = self.state.sched.tasks[t as usize].cpu;
                 self.state.sched.try_to_wake_up(t, 0, this_cpu);
             }
-            EvKind::BurstEnd { cpu, .. } => self.run_cpu(cpu, true),
+            EvKind::BurstEnd(cpu) => self.run_cpu(cpu, true),
             EvKind::IdleExit(cpu) => {
                 self.state.cpus[cpu as usize].exiting = false;
                 self.run_cpu(cpu, false);
@@ -471,7 +425,7 @@ impl Simulation {
         let tick = st.sched.tun.tick_nsec;
         let next = (st.sched.now / tick + 1) * tick;
         st.cpus[cpu as usize].tick_armed = true;
-        st.push(next, EvKind::Tick(cpu));
+        st.queue.set_tick(cpu, next);
     }
 
     /// Runs a CPU until nothing is pending: honour reschedule requests and
@@ -511,7 +465,8 @@ impl Simulation {
             self.state.cpus[cpu as usize].idle_since = self.state.sched.now;
         }
         if switched {
-            self.state.cpus[cpu as usize].gen = self.state.cpus[cpu as usize].gen.wrapping_add(1);
+            // The old task's burst end means nothing to the new one.
+            self.state.queue.clear_burst(cpu);
             self.arm_tick(cpu);
             *resume = next != NIL;
         }
@@ -538,7 +493,11 @@ impl Simulation {
         }
         if let Some(end) = self.state.cursors[t].burst_end {
             if exec < end {
-                self.arm_burst_end(cpu, end - exec);
+                // A `run` forever never ends, whatever it owes: arming its
+                // end at "never" would only fill the queue.
+                if end != u64::MAX {
+                    self.arm_burst_end(cpu, end - exec);
+                }
                 return Outcome::Running;
             }
             self.state.cursors[t].burst_end = None;
@@ -658,9 +617,8 @@ impl Simulation {
     }
 
     fn arm_burst_end(&mut self, cpu: u32, after: u64) {
-        let gen = self.state.cpus[cpu as usize].gen;
         let at = self.state.sched.now.saturating_add(after);
-        self.state.push(at, EvKind::BurstEnd { cpu, gen });
+        self.state.queue.set_burst(cpu, at);
     }
 
     /// Task states, for tests and views.
@@ -671,16 +629,15 @@ impl Simulation {
 
 impl SimState {
     fn push(&mut self, time: u64, kind: EvKind) {
-        self.seq += 1;
-        self.queue.push(Ev { time, seq: self.seq, kind });
+        self.queue.push(time, kind);
     }
 
-    /// Stale events are dropped unseen: a burst end from before a context
-    /// switch, and a tick on a CPU that went idle (NOHZ stops the tick of an
-    /// idle CPU; it restarts on the jiffy grid when a task arrives).
+    /// A tick on a CPU that went idle is dropped unseen (NOHZ stops the
+    /// tick of an idle CPU; it restarts on the jiffy grid when a task
+    /// arrives). A burst end from before a context switch cannot fire: the
+    /// switch cleared it.
     fn live(&mut self, kind: EvKind) -> bool {
         match kind {
-            EvKind::BurstEnd { cpu, gen } => self.cpus[cpu as usize].gen == gen,
             EvKind::Tick(cpu) if self.sched.rqs[cpu as usize].curr == NIL => {
                 self.cpus[cpu as usize].tick_armed = false;
                 false
@@ -694,8 +651,18 @@ impl SimState {
         self.cpus[cpu as usize].exiting
     }
 
-    /// Time of the next live event, if any.
+    /// Time of the next event, if any.
     pub fn next_time(&self) -> Option<u64> {
-        self.queue.peek().map(|e| e.time)
+        self.queue.peek().map(|k| k.time)
+    }
+
+    /// Events pending in the queue.
+    pub fn pending_events(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// The queue's heap capacity, in events.
+    pub fn queue_capacity(&self) -> usize {
+        self.queue.heap_capacity()
     }
 }

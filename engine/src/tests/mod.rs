@@ -6,6 +6,7 @@ mod idle;
 mod chan;
 mod invariants;
 mod patches;
+mod queue;
 mod oracles;
 mod warmup;
 
