@@ -36,7 +36,7 @@ pub enum Reply {
 pub struct RunValueMsg {
     pub value: Option<f64>,
     pub events: u64,
-    pub log_hash: String,
+    pub schedule_hash: String,
     pub wakeup_cdf: Vec<u64>,
     pub switches_per_sec: Option<f64>,
     pub ops_per_sec: Option<f64>,
@@ -52,7 +52,7 @@ impl From<&RunValue> for RunValueMsg {
         RunValueMsg {
             value: finite(v.value),
             events: v.events,
-            log_hash: v.log_hash.clone(),
+            schedule_hash: v.schedule_hash.clone(),
             wakeup_cdf: v.wakeup_cdf.clone(),
             switches_per_sec: finite(v.switches_per_sec),
             ops_per_sec: finite(v.ops_per_sec),
@@ -66,7 +66,7 @@ impl RunValueMsg {
         RunValue {
             value: self.value.unwrap_or(f64::NAN),
             events: self.events,
-            log_hash: self.log_hash,
+            schedule_hash: self.schedule_hash,
             wakeup_cdf: self.wakeup_cdf,
             switches_per_sec: self.switches_per_sec.unwrap_or(f64::NAN),
             ops_per_sec: self.ops_per_sec.unwrap_or(f64::NAN),
@@ -191,7 +191,7 @@ loads = [1, 2]
         let v = RunValue {
             value: f64::NAN,
             events: 3,
-            log_hash: "00".into(),
+            schedule_hash: "00".into(),
             wakeup_cdf: vec![1, 2],
             switches_per_sec: f64::INFINITY,
             ops_per_sec: 1.5,

@@ -641,7 +641,7 @@ fn study_and_compare_pages_in_headless_chromium() {
     // 2. A cell opens its run in the lecture view, and back.
     js(r#"document.querySelector('[data-testid="study-cell"][data-row="1"][data-config="1"] button').click(); return true;"#);
     wait("the lecture view", "return document.querySelector('[data-testid=\"app\"]').dataset.page === 'lecture' && !!document.querySelector('[data-testid=\"back-to-study\"]');", Duration::from_secs(10));
-    wait("the run's log hash", "const h = document.querySelector('[data-testid=\"opened-hash\"]'); return !!h && h.dataset.hash.length === 16;", Duration::from_secs(120));
+    wait("the run's schedule hash", "const h = document.querySelector('[data-testid=\"opened-hash\"]'); return !!h && h.dataset.hash.length === 16;", Duration::from_secs(120));
     session.screenshot(&out_dir.join("study-cell-run.png"));
     js(r#"document.querySelector('[data-testid="back-to-study"]').click(); return true;"#);
     wait("the study again", "return !!document.querySelector('[data-testid=\"study-table\"]') && document.querySelectorAll('[data-testid=\"study-row\"]').length === 2;", Duration::from_secs(10));

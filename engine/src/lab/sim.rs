@@ -49,6 +49,11 @@ pub enum LogMode {
     Full,
     /// Only fold records into the hash (CLI runs, benchmarks without log).
     HashOnly,
+    /// Neither build nor hash records: only the schedule hash (studies and
+    /// batch runs, where nobody reads the log). The run is the same; the
+    /// scheduler just skips what it computes for the records (the pick's
+    /// V, the scan's path).
+    Schedule,
 }
 
 /// The event log of a run: records in order, and one mark per event that
@@ -59,7 +64,14 @@ pub struct Log {
     pub marks: Vec<Mark>,
     /// Entities visited by picks; `Record::Pick` indexes into it.
     pub paths: Vec<u32>,
+    /// The hash of every record (not computed in `LogMode::Schedule`).
     pub hash: LogHash,
+    /// The schedule hash: every context switch as (time, CPU, previous
+    /// task, next task, why the previous one left), in every mode. Two runs
+    /// with one schedule hash made the same decisions at the same times;
+    /// the log hash also covers what each decision saw (V, deadlines,
+    /// scans) and the programs' records.
+    pub schedule: LogHash,
     pub mode: LogMode,
     /// Records written (also in HashOnly mode).
     pub count: u64,
@@ -100,6 +112,7 @@ pub struct Checkpoint {
     marks: usize,
     paths: usize,
     hash: LogHash,
+    schedule: LogHash,
     count: u64,
 }
 
@@ -175,11 +188,19 @@ impl Simulation {
             exited: 0,
             done: false,
         };
-        state.sched.tracing = true;
+        state.sched.tracing = mode != LogMode::Schedule;
         for (t, &start) in info.task_start.iter().enumerate() {
             state.push(start, EvKind::Start(t as u32));
         }
-        let log = Log { records: Vec::new(), marks: Vec::new(), paths: Vec::new(), hash: LogHash::default(), mode, count: 0 };
+        let log = Log {
+            records: Vec::new(),
+            marks: Vec::new(),
+            paths: Vec::new(),
+            hash: LogHash::default(),
+            schedule: LogHash::default(),
+            mode,
+            count: 0,
+        };
         Simulation { state, info, log, warnings: Vec::new(), signals: None, measure_from: 0, cpu_base: Vec::new() }
     }
 
@@ -309,6 +330,7 @@ impl Simulation {
             marks: self.log.marks.len(),
             paths: self.log.paths.len(),
             hash: self.log.hash,
+            schedule: self.log.schedule,
             count: self.log.count,
         }
     }
@@ -320,6 +342,7 @@ impl Simulation {
         self.log.marks.truncate(cp.marks);
         self.log.paths.truncate(cp.paths);
         self.log.hash = cp.hash;
+        self.log.schedule = cp.schedule;
         self.log.count = cp.count;
     }
 
@@ -387,6 +410,11 @@ impl Simulation {
 
     /// Moves this event's records into the log and the hash.
     fn flush(&mut self) {
+        if self.log.mode == LogMode::Schedule {
+            // The scheduler wrote nothing (`tracing` is off).
+            debug_assert!(self.state.sched.records.is_empty() && self.state.sched.paths.is_empty());
+            return;
+        }
         let s = &mut self.state.sched;
         let log = &mut self.log;
         let full = log.mode == LogMode::Full;
@@ -460,7 +488,14 @@ impl Simulation {
 
     /// `schedule()` and what a context switch means for the programs.
     fn schedule(&mut self, cpu: u32, prev_state: PrevState, resume: &mut bool) {
+        let prev = self.state.sched.rqs[cpu as usize].curr;
         let (next, switched) = self.state.sched.schedule(cpu, prev_state);
+        if switched {
+            let h = &mut self.log.schedule;
+            h.u64(self.state.sched.now);
+            h.u64((cpu as u64) << 32 | prev as u64);
+            h.u64((prev_state as u64) << 32 | next as u64);
+        }
         if switched && next == NIL {
             self.state.cpus[cpu as usize].idle_since = self.state.sched.now;
         }
