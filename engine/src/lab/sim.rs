@@ -231,11 +231,7 @@ impl Simulation {
             return false;
         }
         loop {
-            match self.state.queue.peek() {
-                Some(k) if k.time <= self.info.duration => {}
-                _ => return self.finish(),
-            }
-            let Some((time, kind)) = self.state.queue.pop() else {
+            let Some((time, kind)) = self.state.queue.pop_until(self.info.duration) else {
                 return self.finish();
             };
             if !self.state.live(kind) {
@@ -250,6 +246,7 @@ impl Simulation {
             self.state.sched.set_now(time);
             self.state.events += 1;
             self.handle(kind);
+            self.state.queue.settle();
             self.flush();
             if self.state.exited as usize == self.state.cursors.len() {
                 self.finish();
