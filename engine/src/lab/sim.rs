@@ -211,6 +211,9 @@ impl Simulation {
     /// Samples per-CPU signals every `period` ns from now on and counts
     /// decisions (see `signals.rs`; the schedule does not change).
     pub fn enable_signals(&mut self, period: u64) {
+        // The decision counts come from the records: a `LogMode::Schedule`
+        // run builds them again (and still does not hash them).
+        self.state.sched.tracing = true;
         let s = &self.state.sched;
         self.signals = Some(crate::lab::signals::Signals::new(period, s.rqs.len(), s.llc.len()));
     }
@@ -407,19 +410,22 @@ impl Simulation {
 
     /// Moves this event's records into the log and the hash.
     fn flush(&mut self) {
+        let s = &mut self.state.sched;
+        if let Some(sig) = &mut self.signals {
+            sig.count(&s.records);
+        }
         if self.log.mode == LogMode::Schedule {
-            // The scheduler wrote nothing (`tracing` is off).
-            debug_assert!(self.state.sched.records.is_empty() && self.state.sched.paths.is_empty());
+            // Only the signals' counts read records here (without them the
+            // scheduler wrote none: `tracing` is off).
+            debug_assert!(self.signals.is_some() || (s.records.is_empty() && s.paths.is_empty()));
+            s.records.clear();
+            s.paths.clear();
             return;
         }
-        let s = &mut self.state.sched;
         let log = &mut self.log;
         let full = log.mode == LogMode::Full;
         if full && !s.records.is_empty() {
             log.marks.push(Mark { time: s.now, event: self.state.events, first: log.records.len() as u32 });
-        }
-        if let Some(sig) = &mut self.signals {
-            sig.count(&s.records);
         }
         let base = log.paths.len() as u32;
         for mut r in s.records.drain(..) {
