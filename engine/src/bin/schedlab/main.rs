@@ -17,9 +17,10 @@ usage:
   schedlab compare SCENARIO --base CONFIG --patch CONFIG [--runs N] [--json]
                         CONFIG is KERNEL[+PATCH...][,FLAG=on|off...],
                         e.g. --base 6.6 --patch 6.6+reweight-fix
-  schedlab study SCENARIO [--runs N] [--json] [--sorted]
+  schedlab study SCENARIO [--runs N] [--threads N] [--json] [--sorted]
                         the scenario's [study]: loads x seeds x configurations,
-                        as the seed mails' table (case load baseline(std%) compare%(std%))
+                        as the seed mails' table (case load baseline(std%) compare%(std%));
+                        runs on --threads threads (default: every core of the machine)
   schedlab reproduce [SEED] [--runs N] [--threads N] [--json]
                         the seed mails' tables beside the model's, cell by cell, with agreement
   schedlab expand SCENARIO
