@@ -34,6 +34,11 @@ pub struct SimState {
     queue: Queue,
     rng: Rng,
     cursors: Vec<Cursor>,
+    /// The cursors' loop counters: `loop_stride` per task (the deepest
+    /// loop nesting of any program), apart from the cursors they are
+    /// rarely read with.
+    loops: Vec<u64>,
+    loop_stride: usize,
     cpus: Vec<CpuSim>,
     /// Discrete events processed so far.
     pub events: u64,
@@ -177,12 +182,15 @@ impl Simulation {
     /// one from a scenario).
     pub fn new(sched: Sched, info: Static, mode: LogMode) -> Simulation {
         let ntasks = sched.tasks.len();
+        let loop_stride = info.programs.iter().map(|p| p.depth).max().unwrap_or(0);
         let ncpus = sched.rqs.len();
         let mut state = SimState {
             sched,
             queue: Queue::new(ncpus, ntasks + ncpus + 16),
             rng: Rng::new(info.seed),
             cursors: vec![Cursor::default(); ntasks],
+            loops: vec![0; ntasks * loop_stride],
+            loop_stride,
             cpus: vec![CpuSim::default(); ncpus],
             events: 0,
             exited: 0,
@@ -560,7 +568,8 @@ impl Simulation {
         let prog = &self.info.programs[self.info.task_prog[t] as usize];
         let st = &mut self.state;
         let mut ops = st.sched.tasks[t].stats.ops;
-        let action = st.cursors[t].next(prog, exec, &mut st.rng, &mut ops, STATEMENT_BUDGET);
+        let left = &mut st.loops[t * st.loop_stride..(t + 1) * st.loop_stride];
+        let action = st.cursors[t].next(prog, left, exec, &mut st.rng, &mut ops, STATEMENT_BUDGET);
         st.sched.tasks[t].stats.ops = ops;
         match action {
             None => {
