@@ -398,13 +398,13 @@ pub fn App() -> impl IntoView {
             })
             .collect_view()
     };
-    // The log hash of the shown run once it is computed (a study's run
-    // must match the study's value).
+    // The schedule hash of the shown run once it is computed (a study's
+    // run must match the study's value).
     let opened_hash = move || {
         if !ui.frame.with(|f| f.finished && !f.truncated) {
             return String::new();
         }
-        ctx.with_lab(|l| format!("{:016x}", l.player.log().hash.0)).unwrap_or_default()
+        ctx.with_lab(|l| format!("{:016x}", l.player.log().schedule.0)).unwrap_or_default()
     };
     let from_study = pages.from_study;
     let body = move || match page.get() {
@@ -416,7 +416,7 @@ pub fn App() -> impl IntoView {
                         <span class="muted">"this is one run of the study: its configuration and seed are written into the scenario"</span>
                         <span class="muted" data-testid="opened-hash" data-hash=opened_hash>{move || {
                             let h = opened_hash();
-                            if h.is_empty() { "computing the run…".to_string() } else { format!("log hash {h} (as in the study)") }
+                            if h.is_empty() { "computing the run…".to_string() } else { format!("schedule hash {h} (as in the study)") }
                         }}</span>
                     </div>
                 })}

@@ -1,4 +1,7 @@
-//! The study worker's protocol: JSON strings through `postMessage`.
+//! The study workers' protocol: JSON strings through `postMessage`.
+//!
+//! The study page runs a pool of workers ([`pool_size`]); each is driven
+//! alone by this protocol.
 //!
 //! The worker says `{"kind":"ready"}` once its handler is installed
 //! (messages sent before that would be lost while its wasm loads); the
@@ -10,6 +13,18 @@
 
 use schedlab_engine::lab::study::{RunValue, Study};
 use serde::{Deserialize, Serialize};
+
+/// The most workers a study starts (each holds its own copy of the engine
+/// and the planned study).
+pub const MAX_WORKERS: usize = 8;
+
+/// How many workers the study page starts for `runs` runs: one per core
+/// the browser reports (`navigator.hardwareConcurrency`; 1 if it reports
+/// nothing usable), at most [`MAX_WORKERS`], never more than there are runs.
+pub fn pool_size(cores: Option<f64>, runs: usize) -> usize {
+    let cores = cores.filter(|c| c.is_finite() && *c >= 1.0).map_or(1, |c| c as usize);
+    cores.min(MAX_WORKERS).min(runs).max(1)
+}
 
 /// A message to the worker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -36,7 +51,7 @@ pub enum Reply {
 pub struct RunValueMsg {
     pub value: Option<f64>,
     pub events: u64,
-    pub log_hash: String,
+    pub schedule_hash: String,
     pub wakeup_cdf: Vec<u64>,
     pub switches_per_sec: Option<f64>,
     pub ops_per_sec: Option<f64>,
@@ -52,7 +67,7 @@ impl From<&RunValue> for RunValueMsg {
         RunValueMsg {
             value: finite(v.value),
             events: v.events,
-            log_hash: v.log_hash.clone(),
+            schedule_hash: v.schedule_hash.clone(),
             wakeup_cdf: v.wakeup_cdf.clone(),
             switches_per_sec: finite(v.switches_per_sec),
             ops_per_sec: finite(v.ops_per_sec),
@@ -66,7 +81,7 @@ impl RunValueMsg {
         RunValue {
             value: self.value.unwrap_or(f64::NAN),
             events: self.events,
-            log_hash: self.log_hash,
+            schedule_hash: self.schedule_hash,
             wakeup_cdf: self.wakeup_cdf,
             switches_per_sec: self.switches_per_sec.unwrap_or(f64::NAN),
             ops_per_sec: self.ops_per_sec.unwrap_or(f64::NAN),
@@ -187,11 +202,25 @@ loads = [1, 2]
     }
 
     #[test]
+    fn the_pool_has_one_worker_per_core_within_bounds() {
+        // One per reported core...
+        assert_eq!(pool_size(Some(4.0), 40), 4);
+        // ...at most MAX_WORKERS, never more than the runs...
+        assert_eq!(pool_size(Some(64.0), 40), MAX_WORKERS);
+        assert_eq!(pool_size(Some(4.0), 3), 3);
+        // ...and one when the browser says nothing usable (or no run).
+        assert_eq!(pool_size(None, 40), 1);
+        assert_eq!(pool_size(Some(0.0), 40), 1);
+        assert_eq!(pool_size(Some(f64::NAN), 40), 1);
+        assert_eq!(pool_size(Some(4.0), 0), 1);
+    }
+
+    #[test]
     fn not_a_number_survives_the_trip() {
         let v = RunValue {
             value: f64::NAN,
             events: 3,
-            log_hash: "00".into(),
+            schedule_hash: "00".into(),
             wakeup_cdf: vec![1, 2],
             switches_per_sec: f64::INFINITY,
             ops_per_sec: 1.5,

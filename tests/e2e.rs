@@ -565,14 +565,16 @@ fn lecture_view_in_headless_chromium() {
 
 /// The study and comparison pages, end to end: seed 002's SIS_FILTER
 /// hackbench study (shrunk through the page's own seed/load/case
-/// controls) run to completion in the web worker, its table and charts;
+/// controls) run to completion in the pool of web workers (one per core),
+/// its table and charts;
 /// the page answering clicks while a study runs; Cancel; a cell opening
 /// its run in the lecture view; the comparison page with its divergence
 /// marker. Performance (issue 6), written to target/e2e/perf-study.json:
 /// one hackbench run (4 groups, process-pipe, xeon-8260-2s, 1 simulated
 /// second) in the worker, and a study of 4 loads × 5 seeds × 2
-/// configurations of that workload, at 1/20 of the simulated time (the
-/// full size with SCHEDLAB_E2E_FULL_STUDY=1). Screenshots: target/e2e/study-*.png.
+/// configurations of that workload through the pool, at 1/20 of the
+/// simulated time (the full size with SCHEDLAB_E2E_FULL_STUDY=1).
+/// Screenshots: target/e2e/study-*.png.
 #[test]
 fn study_and_compare_pages_in_headless_chromium() {
     let Some((dist, out_dir)) = dist_and_out_dir() else { return };
@@ -593,7 +595,7 @@ fn study_and_compare_pages_in_headless_chromium() {
         .unwrap_or_else(|e| panic!("study page did not mount: {e}; console: {:#?}", session.try_browser_log()));
     let js = |script: &str| session.execute(script);
     let wait = |what: &str, script: &str, timeout: Duration| session.wait_true(what, script, timeout, &out_dir.join("study-timeout.png"));
-    let progress = || js(r#"const p = document.querySelector('[data-testid="study-progress"]'); return { done: +p.dataset.done, total: +p.dataset.total, running: p.dataset.running === 'true', text: p.textContent };"#);
+    let progress = || js(r#"const p = document.querySelector('[data-testid="study-progress"]'); return { done: +p.dataset.done, total: +p.dataset.total, running: p.dataset.running === 'true', workers: +p.dataset.workers, text: p.textContent };"#);
 
     // 1. Pick "seed 002: SIS_FILTER — hackbench" and shrink it: 2 seeds,
     //    loads 1 and 2 groups, the process-pipe case: 2 × 2 × 2 = 8 runs.
@@ -641,7 +643,7 @@ fn study_and_compare_pages_in_headless_chromium() {
     // 2. A cell opens its run in the lecture view, and back.
     js(r#"document.querySelector('[data-testid="study-cell"][data-row="1"][data-config="1"] button').click(); return true;"#);
     wait("the lecture view", "return document.querySelector('[data-testid=\"app\"]').dataset.page === 'lecture' && !!document.querySelector('[data-testid=\"back-to-study\"]');", Duration::from_secs(10));
-    wait("the run's log hash", "const h = document.querySelector('[data-testid=\"opened-hash\"]'); return !!h && h.dataset.hash.length === 16;", Duration::from_secs(120));
+    wait("the run's schedule hash", "const h = document.querySelector('[data-testid=\"opened-hash\"]'); return !!h && h.dataset.hash.length === 16;", Duration::from_secs(120));
     session.screenshot(&out_dir.join("study-cell-run.png"));
     js(r#"document.querySelector('[data-testid="back-to-study"]').click(); return true;"#);
     wait("the study again", "return !!document.querySelector('[data-testid=\"study-table\"]') && document.querySelectorAll('[data-testid=\"study-row\"]').length === 2;", Duration::from_secs(10));
@@ -748,6 +750,10 @@ fn study_and_compare_pages_in_headless_chromium() {
     let study_s = t_study.elapsed().as_secs_f64();
     let runs = js("return window.__schedlabPerf.study_run_ms || [];");
     let page_elapsed = progress();
+    // The pool: one worker per core the browser reports, at most 8.
+    let cores = js("return navigator.hardwareConcurrency || 1;").as_u64().unwrap_or(1);
+    let workers = page_elapsed["workers"].as_u64().unwrap_or(0);
+    assert_eq!(workers, cores.clamp(1, 8), "the study ran on {workers} workers with {cores} cores: {page_elapsed}");
     eprintln!("e2e: perf study ({duration} per run, 40 runs) in {study_s:.1} s; page says {page_elapsed}");
     session.screenshot(&out_dir.join("study-perf.png"));
     let probe_max = probes.iter().cloned().fold(0.0, f64::max);
@@ -758,6 +764,8 @@ fn study_and_compare_pages_in_headless_chromium() {
         "study_4x5x2_duration": duration,
         "study_4x5x2_wall_s": study_s,
         "study_4x5x2_wall_s_extrapolated_to_1s": study_s * scale,
+        "study_workers": workers,
+        "hardware_concurrency": cores,
         "study_run_ms": runs,
         "shrunk_study_8_runs_s": small_s,
         "click_latency_while_running_ms": responsive["click_to_frame_ms"],

@@ -384,9 +384,9 @@ async fn a_cell_opens_its_run_in_the_lecture_view() {
     settle().await;
     assert_eq!(attr(&by_testid(&root, "app").unwrap(), "data-page"), "lecture");
     let back = by_testid(&root, "back-to-study").expect("a way back to the study");
-    // The opened run is the study's run: same log hash once computed.
-    until("the run's log hash", 2000, || by_testid(&root, "opened-hash").is_some_and(|h| !attr(&h, "data-hash").is_empty())).await;
-    assert_eq!(attr(&by_testid(&root, "opened-hash").unwrap(), "data-hash"), value.log_hash);
+    // The opened run is the study's run: same schedule hash once computed.
+    until("the run's schedule hash", 2000, || by_testid(&root, "opened-hash").is_some_and(|h| !attr(&h, "data-hash").is_empty())).await;
+    assert_eq!(attr(&by_testid(&root, "opened-hash").unwrap(), "data-hash"), value.schedule_hash);
     // Back: the study's table is still there.
     click(&back);
     settle().await;

@@ -1,27 +1,22 @@
 //! Engine throughput: simulated scheduler events per wall-clock second.
 //!
-//! `cargo bench -p schedlab-engine --bench engine` (criterion). One CPU with
-//! N tasks that run and sleep in short bursts (mostly runnable: each sleeps
-//! a quarter as long as it runs), so every event is a wakeup, a block, a
-//! tick or a preemption with a pick. Reported per event; the README gives
-//! events/s.
+//! `cargo bench -p schedlab-engine --bench engine` (criterion), the same
+//! workloads as scripts/bench (engine/examples/throughput.rs). `one_cpu`:
+//! one CPU with N tasks that run and sleep in short bursts (mostly
+//! runnable: each sleeps a quarter as long as it runs), so every event is a
+//! wakeup, a block, a tick or a preemption with a pick; reported per
+//! event. `machines`: the peer workload and hackbench, per context switch.
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use schedlab_engine::{from_text, LogMode, Overrides, Simulation};
 
-fn scenario(tasks: u32) -> String {
-    format!(
-        "[sim]\nduration = \"10s\"\nhz = 1000\n[[task]]\nname = \"w\"\ncount = {tasks}\n\
-         program = \"loop {{ run exp(200us); sleep exp(50us) }}\"\n"
-    )
-}
-
-fn sim(text: &str, duration: u64, mode: LogMode) -> Simulation {
-    let ov = Overrides { duration: Some(duration), ..Default::default() };
+/// A simulation of `text`, for `duration` ns if given.
+fn sim(text: &str, duration: Option<u64>, mode: LogMode) -> Simulation {
+    let ov = Overrides { duration, ..Default::default() };
     from_text(text, &ov, mode).unwrap().0
 }
 
-fn events(text: &str, duration: u64) -> u64 {
+fn events(text: &str, duration: Option<u64>) -> u64 {
     let mut s = sim(text, duration, LogMode::HashOnly);
     s.run();
     s.state.events
@@ -31,11 +26,11 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("one_cpu");
     g.sample_size(10);
     for tasks in [2u32, 16, 256, 4096] {
-        let text = scenario(tasks);
+        let text = throughput::one_cpu(tasks, 10_000);
         // Simulate long enough for ~300k events (building the simulation
         // is not measured).
-        let per_sec = events(&text, 1_000_000_000);
-        let duration = 300_000 * 1_000_000_000 / per_sec;
+        let per_sec = events(&text, Some(1_000_000_000));
+        let duration = Some(300_000 * 1_000_000_000 / per_sec);
         let n = events(&text, duration);
         g.throughput(Throughput::Elements(n));
         for (label, mode) in [("log", LogMode::Full), ("hash", LogMode::HashOnly)] {
@@ -47,37 +42,30 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-/// Whole machines: hackbench on the seed machines (8 groups = 320 tasks
-/// on xeon-8260-2s; 4 groups on spr-2s-224) and the peer-comparison
-/// machines (64 CPUs / 1024 tasks, 256 CPUs / 8192 tasks, run 100 us /
-/// sleep 400 us), with the full model: placement scans, balancing, PELT,
-/// idle states.
+/// The scenarios of the throughput harness (one source for both).
+#[allow(dead_code)]
+#[path = "../examples/throughput.rs"]
+mod throughput;
+
+/// Whole machines, per context switch: the peer workload of the
+/// scx_simulator comparison (half hogs, half run 0.5 ms / sleep 4.5 ms,
+/// HZ 250; 4 CPUs / 32 tasks, 64 / 1024, 256 / 8192) for 1 simulated
+/// second (scripts/bench runs 10), hash-only and `LogMode::Schedule`; and
+/// hackbench, 4 groups, process-pipe on xeon-8260-2s, 20 ms. The full
+/// model: placement scans, balancing, PELT, idle states.
 fn machines(c: &mut Criterion) {
-    let hackbench = |preset: &str, groups: u32| {
-        format!("[sim]\nduration = \"1s\"\n[topology]\npreset = \"{preset}\"\n[[workload]]\nkind = \"hackbench\"\ngroups = {groups}\nipc = \"pipe\"\nloops = 100000\n")
-    };
-    let peer = |llcs: u32, tasks: u32| {
-        format!(
-            "[sim]\nduration = \"1s\"\n[topology]\nsockets = 2\nllcs_per_socket = {llcs}\ncores_per_llc = 16\nthreads_per_core = 2\n\
-             [[task]]\nname = \"w\"\ncount = {tasks}\nprogram = \"loop {{ run exp(100us); sleep exp(400us) }}\"\n"
-        )
-    };
-    let cases = [
-        ("hackbench-xeon-8260-2s-320", hackbench("xeon-8260-2s", 8)),
-        ("hackbench-spr-2s-224-160", hackbench("spr-2s-224", 4)),
-        ("peer-64cpu-1024", peer(1, 1024)),
-        ("peer-256cpu-8192", peer(4, 8192)),
-    ];
+    let mut cases: Vec<(String, String)> = throughput::PEER.iter().map(|&(cpus, tasks)| (format!("peer-{cpus}cpu-{tasks}"), throughput::peer(cpus, tasks, 1))).collect();
+    cases.push(("hackbench-4g-xeon-8260-2s".into(), throughput::hackbench(4, 20)));
     let mut g = c.benchmark_group("machines");
     g.sample_size(10);
     for (name, text) in cases {
-        let per_sec = events(&text, 20_000_000) * 50;
-        let duration = 300_000 * 1_000_000_000 / per_sec.max(1);
-        let n = events(&text, duration);
-        g.throughput(Throughput::Elements(n));
-        for (label, mode) in [("log", LogMode::Full), ("hash", LogMode::HashOnly)] {
-            g.bench_with_input(BenchmarkId::new(label, name), &text, |b, text| {
-                b.iter_batched(|| sim(text, duration, mode), |mut s| s.run(), BatchSize::LargeInput)
+        let mut s = sim(&text, None, LogMode::Schedule);
+        s.run();
+        let switches: u64 = s.sched().rqs.iter().map(|rq| rq.nr_switches).sum();
+        g.throughput(Throughput::Elements(switches));
+        for (label, mode) in [("hash", LogMode::HashOnly), ("schedule", LogMode::Schedule)] {
+            g.bench_with_input(BenchmarkId::new(label, &name), &text, |b, text| {
+                b.iter_batched(|| sim(text, None, mode), |mut s| s.run(), BatchSize::LargeInput)
             });
         }
     }

@@ -27,6 +27,32 @@ fn hashes_match_the_recorded_ones() {
 }
 
 #[test]
+fn schedules_match_the_recorded_ones() {
+    let got = common::schedules();
+    if std::env::var_os("SCHEDLAB_BLESS").is_some() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/determinism.schedules");
+        let text = format!("# case@kernel schedule-hash events, run with LogMode::Schedule (written by SCHEDLAB_BLESS=1 cargo test --test determinism)\n{}\n", got.join("\n"));
+        std::fs::write(path, text).unwrap();
+        return;
+    }
+    assert_eq!(got, common::schedules_golden(), "behaviour changed: if intended, re-record with SCHEDLAB_BLESS=1");
+}
+
+/// Skipping the records must not change the run: the same switches at the
+/// same times and the same events in every log mode.
+#[test]
+fn the_schedule_does_not_depend_on_the_log_mode() {
+    use schedlab_engine::LogMode;
+    for (name, text) in common::CASES {
+        for kernel in schedlab_engine::kernel::sched::features::PRESET_NAMES {
+            let fast = common::schedule(text, kernel, LogMode::Schedule);
+            assert_eq!(common::schedule(text, kernel, LogMode::HashOnly), fast, "{name}@{kernel}");
+            assert_eq!(common::schedule(text, kernel, LogMode::Full), fast, "{name}@{kernel}");
+        }
+    }
+}
+
+#[test]
 fn study_table_matches_the_recorded_one() {
     let got = common::study_table();
     if std::env::var_os("SCHEDLAB_BLESS").is_some() {

@@ -16,6 +16,11 @@ fn wasm_hashes_equal_host_hashes() {
 }
 
 #[wasm_bindgen_test]
+fn wasm_schedules_equal_host_schedules() {
+    assert_eq!(common::schedules(), common::schedules_golden());
+}
+
+#[wasm_bindgen_test]
 fn wasm_study_table_equals_host_table() {
     assert_eq!(common::study_table(), common::STUDY_GOLDEN);
 }

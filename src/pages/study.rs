@@ -1,8 +1,14 @@
 //! The study page (issue 6): a `[study]` scenario (a preset from
 //! assets/studies or pasted) planned by the engine (`Study::new`), its runs
-//! executed in a web worker (src/bin/study-worker.rs) while the page shows
+//! executed by a pool of web workers (src/bin/study-worker.rs; one per
+//! core the browser reports, at most [`worker::MAX_WORKERS`]) while the page shows
 //! progress, the result table in the seed mails' format as it fills, and
 //! charts. Every cell opens its worst seed's run in the lecture view.
+//!
+//! The pool hands out the runs in the study's order, one at a time to each
+//! worker that is free, so the first runs finish first and a slow run
+//! never holds up the others; a result lands in its own cell whatever
+//! order the workers finish in. Cancel terminates every worker.
 //!
 //! The study state lives above the page switch ([`provide_study`]), so it
 //! survives a visit to the lecture view and back.
@@ -27,7 +33,7 @@ use crate::worker::{self, Reply, Request};
 /// Where the runs execute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Runner {
-    /// The web worker trunk builds from src/bin/study-worker.rs.
+    /// A pool of the web workers trunk builds from src/bin/study-worker.rs.
     Worker,
     /// On the page, one run per task (the browser tests, and the fallback
     /// when the worker cannot start).
@@ -36,6 +42,7 @@ pub enum Runner {
 
 /// The worker script trunk writes next to index.html (`data-loader-shim`).
 pub const WORKER_URL: &str = "./study-worker_loader.js";
+
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Progress {
@@ -46,6 +53,8 @@ pub struct Progress {
     pub elapsed_ms: f64,
     pub left_ms: Option<f64>,
     pub note: String,
+    /// Workers running the study (0: on the page).
+    pub workers: usize,
 }
 
 /// A restriction of the study to fewer seeds, loads or cases (to try it
@@ -82,11 +91,21 @@ struct Inner {
     started: f64,
     /// When the last run came back (per-run wall time, for measurement).
     last_done: f64,
-    worker: Option<WorkerHandle>,
-    /// The worker started and said it is ready.
-    worker_alive: bool,
-    /// Messages for the worker, held until it is ready.
-    outbox: Vec<String>,
+    /// The pool of the current Run (empty: none, or on the page).
+    workers: Vec<PoolWorker>,
+    /// The planned study's text, sent to each worker once it is ready.
+    plan: String,
+    /// The next run to hand out.
+    next: usize,
+}
+
+/// One worker of the pool.
+struct PoolWorker {
+    handle: WorkerHandle,
+    /// It said it is ready (messages sent before would be lost).
+    ready: bool,
+    /// It failed to load or crashed.
+    dead: bool,
 }
 
 struct WorkerHandle {
@@ -107,7 +126,7 @@ pub fn provide_study(runner: Runner) -> StudyState {
         editor: RwSignal::new(presets::study_by_id("seed-002-hackbench").map_or(STUDY_PRESETS[0].text, |p| p.text).to_string()),
         shrink: RwSignal::new(Shrink::default()),
         error: RwSignal::new(None),
-        progress: RwSignal::new(Progress { done: 0, total: 0, running: false, elapsed_ms: 0.0, left_ms: None, note: String::new() }),
+        progress: RwSignal::new(Progress { done: 0, total: 0, running: false, elapsed_ms: 0.0, left_ms: None, note: String::new(), workers: 0 }),
         table: RwSignal::new(None),
         sorted: RwSignal::new(false),
         cdf_row: RwSignal::new(0),
@@ -249,9 +268,9 @@ impl StudyState {
                 i.gen
             })
             .unwrap_or(0);
-        self.progress.set(Progress { done: 0, total, running: true, elapsed_ms: 0.0, left_ms: None, note: String::new() });
+        self.progress.set(Progress { done: 0, total, running: true, elapsed_ms: 0.0, left_ms: None, note: String::new(), workers: 0 });
         match self.runner.get_untracked() {
-            Runner::Worker => self.start_worker(gen, &text, total),
+            Runner::Worker => self.start_pool(gen, text, total),
             Runner::InPage => self.run_in_page(gen),
         }
         self.tick_clock(gen);
@@ -273,81 +292,114 @@ impl StudyState {
         );
     }
 
-    fn start_worker(&self, gen: u64, text: &str, total: usize) {
-        let st = *self;
-        let worker = self.with_inner(|i| i.worker.as_ref().map(|w| w.worker.clone())).flatten();
-        let worker = match worker {
-            Some(w) => w,
-            None => match web_sys::Worker::new(WORKER_URL) {
-                Ok(w) => {
-                    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
-                        let msg = ev.data().as_string().unwrap_or_default();
-                        st.on_reply(&msg);
-                    });
-                    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
-                        ev.prevent_default();
-                        st.worker_failed();
-                    });
-                    w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-                    w.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-                    self.with_inner(|i| {
-                        i.worker = Some(WorkerHandle { worker: w.clone(), _on_message: on_message, _on_error: on_error });
-                        i.worker_alive = false;
-                        i.outbox.clear();
-                    });
-                    w
-                }
-                Err(_) => {
-                    self.fall_back(gen, "the browser refused to start the study worker");
-                    return;
-                }
-            },
-        };
-        let msgs = std::iter::once(Request::Plan { text: text.to_string() })
-            .chain((0..total).map(|index| Request::Run { index }))
-            .map(|r| worker::encode(&r));
-        let ready = self.with_inner(|i| i.worker_alive).unwrap_or(false);
-        if ready {
-            for m in msgs {
-                let _ = worker.post_message(&JsValue::from_str(&m));
+    /// Starts the pool for Run number `gen`; each worker gets the plan
+    /// once it is ready, then runs one by one.
+    fn start_pool(&self, gen: u64, text: String, total: usize) {
+        let cores = web_sys::window().map(|w| w.navigator().hardware_concurrency());
+        let n = worker::pool_size(cores, total);
+        let mut workers = Vec::with_capacity(n);
+        for k in 0..n {
+            match self.spawn(gen, k) {
+                Some(handle) => workers.push(PoolWorker { handle, ready: false, dead: false }),
+                None => break,
             }
-        } else {
-            self.with_inner(|i| i.outbox.extend(msgs));
+        }
+        if workers.is_empty() {
+            self.fall_back(gen, "the browser refused to start the study worker");
+            return;
+        }
+        let started = workers.len();
+        self.with_inner(|i| {
+            i.workers = workers;
+            i.plan = text;
+            i.next = 0;
+        });
+        self.progress.update(|p| p.workers = started);
+    }
+
+    /// Starts worker `k` of Run `gen`; its messages are dropped once
+    /// another Run (or Cancel) replaced it.
+    fn spawn(&self, gen: u64, k: usize) -> Option<WorkerHandle> {
+        let st = *self;
+        let w = web_sys::Worker::new(WORKER_URL).ok()?;
+        let current = move || st.with_inner(|i| i.gen) == Some(gen);
+        let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+            if current() {
+                st.on_reply(k, &ev.data().as_string().unwrap_or_default());
+            }
+        });
+        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
+            ev.prevent_default();
+            if current() {
+                st.worker_failed(k);
+            }
+        });
+        w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        w.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        Some(WorkerHandle { worker: w, _on_message: on_message, _on_error: on_error })
+    }
+
+    /// Hands worker `k` the next run not yet handed out, if any.
+    fn dispatch(&self, k: usize) {
+        let total = self.progress.with_untracked(|p| p.total);
+        let out = self.with_inner(|i| {
+            let w = i.workers.get(k).filter(|w| w.ready && !w.dead)?;
+            if i.next >= total {
+                return None;
+            }
+            let index = i.next;
+            i.next += 1;
+            Some((w.handle.worker.clone(), index))
+        });
+        if let Some(Some((w, index))) = out {
+            let _ = w.post_message(&JsValue::from_str(&worker::encode(&Request::Run { index })));
         }
     }
 
-    /// The worker could not be loaded or crashed: run on the page instead.
-    fn worker_failed(&self) {
-        let alive = self.with_inner(|i| {
-            i.worker = None;
-            i.worker_alive
+    /// Worker `k` could not be loaded or crashed. Before any worker was
+    /// ready the study runs on the page instead; a worker that dies later
+    /// stops the study with an error.
+    fn worker_failed(&self, k: usize) {
+        let state = self.with_inner(|i| {
+            let was_ready = i.workers.get(k).is_some_and(|w| w.ready);
+            if let Some(w) = i.workers.get_mut(k) {
+                w.dead = true;
+            }
+            let any_ready = i.workers.iter().any(|w| w.ready);
+            let all_dead = i.workers.iter().all(|w| w.dead);
+            (was_ready, any_ready, all_dead, i.gen)
         });
-        let gen = self.with_inner(|i| i.gen).unwrap_or(0);
-        if alive == Some(true) {
-            self.error.set(Some("the study worker stopped with an error (see the browser console)".into()));
-            self.progress.update(|p| p.running = false);
-        } else if self.progress.with_untracked(|p| p.running) {
+        let Some((was_ready, any_ready, all_dead, gen)) = state else { return };
+        if was_ready {
+            self.error.set(Some("a study worker stopped with an error (see the browser console)".into()));
+            self.cancel_quietly();
+        } else if all_dead && !any_ready && self.progress.with_untracked(|p| p.running) {
+            self.with_inner(|i| i.workers.clear());
             self.fall_back(gen, "the study worker could not be loaded");
         }
     }
 
     fn fall_back(&self, gen: u64, why: &str) {
         self.runner.set(Runner::InPage);
-        self.progress.update(|p| p.note = format!("{why}; running on the page between frames instead"));
+        self.progress.update(|p| {
+            p.note = format!("{why}; running on the page between frames instead");
+            p.workers = 0;
+        });
         self.run_in_page(gen);
     }
 
-    fn on_reply(&self, msg: &str) {
+    fn on_reply(&self, k: usize, msg: &str) {
         match worker::decode_reply(msg) {
             Ok(Reply::Ready) => {
                 let out = self.with_inner(|i| {
-                    i.worker_alive = true;
-                    (i.worker.as_ref().map(|w| w.worker.clone()), std::mem::take(&mut i.outbox))
+                    let plan = i.plan.clone();
+                    let w = i.workers.get_mut(k)?;
+                    w.ready = true;
+                    Some((w.handle.worker.clone(), plan))
                 });
-                if let Some((Some(w), msgs)) = out {
-                    for m in msgs {
-                        let _ = w.post_message(&JsValue::from_str(&m));
-                    }
+                if let Some(Some((w, text))) = out {
+                    let _ = w.post_message(&JsValue::from_str(&worker::encode(&Request::Plan { text })));
+                    self.dispatch(k);
                 }
             }
             Ok(Reply::Planned { runs }) => {
@@ -356,7 +408,10 @@ impl StudyState {
                     self.error.set(Some(format!("the worker planned {runs} runs, the page {want}")));
                 }
             }
-            Ok(Reply::Done { index, value }) => self.record(index, value.into_run_value()),
+            Ok(Reply::Done { index, value }) => {
+                self.record(index, value.into_run_value());
+                self.dispatch(k);
+            }
             Ok(Reply::Failed { index, message }) => {
                 self.error.set(Some(match index {
                     Some(i) => format!("run {i}: {message}"),
@@ -426,8 +481,8 @@ impl StudyState {
         self.with_inner(|i| {
             i.gen += 1;
             // Terminating is the only way to stop a run in progress; the
-            // next Run starts a fresh worker.
-            i.worker = None;
+            // next Run starts a fresh pool.
+            i.workers.clear();
         });
         self.progress.update(|p| p.running = false);
     }
@@ -842,9 +897,10 @@ pub fn StudyPage(on_open: Callback<String>) -> impl IntoView {
         let pct = if p.total == 0 { 0.0 } else { p.done as f64 * 100.0 / p.total as f64 };
         let left = p.left_ms.map_or(String::new(), |l| format!(", about {} left", fmt_ms(l)));
         view! {
-            <div class="study-progress" data-testid="study-progress" data-done=p.done data-total=p.total data-running=p.running.to_string()>
+            <div class="study-progress" data-testid="study-progress" data-done=p.done data-total=p.total data-running=p.running.to_string() data-workers=p.workers>
                 <progress max=p.total.max(1) value=p.done aria-label="runs done"></progress>
                 <span data-testid="study-progress-text">{format!(" {} / {} runs ({pct:.0} %) · {} elapsed{left}", p.done, p.total, fmt_ms(p.elapsed_ms))}</span>
+                {(p.workers > 0).then(|| view! { <span class="muted">{format!(" · {} worker{}", p.workers, if p.workers == 1 { "" } else { "s" })}</span> })}
                 {(!p.note.is_empty()).then(|| view! { <span class="muted">{format!(" · {}", p.note)}</span> })}
             </div>
         }

@@ -256,10 +256,11 @@ impl<'a> Interp<'a> {
             return self.report;
         }
         let mut cursor = Cursor::default();
+        let mut loops = vec![0; self.spec.program.depth];
         let mut rng = Rng::new(self.spec.seed);
         let mut ops = 0;
         while !self.must_stop() {
-            let action = cursor.next(&self.spec.program, self.clock.own, &mut rng, &mut ops, STATEMENT_BUDGET);
+            let action = cursor.next(&self.spec.program, &mut loops, self.clock.own, &mut rng, &mut ops, STATEMENT_BUDGET);
             if sys::monotonic_ns() < self.end {
                 self.report.ops = ops;
             }

@@ -5,7 +5,7 @@
 //! | --- | --- |
 //! | [`scenario`] | the scenario format: TOML/JSON to a validated scenario, errors with line and column |
 //! | [`build`] | scenario + overrides → a ready simulation (preset, flags, tunables, topology, tasks) |
-//! | [`sim`] | the discrete-event loop: clock, seeded RNG, event queue, task programs |
+//! | [`sim`], [`queue`] | the discrete-event loop: clock, seeded RNG, event queue (per-CPU slots and a heap), task programs |
 //! | [`program`] | task programs compiled to flat instruction lists |
 //! | [`workload`] | benchmark macros (hackbench, schbench, netperf, ...) |
 //! | [`rng`] | the one random source |
@@ -20,6 +20,7 @@ pub mod compare;
 pub mod explain;
 pub mod player;
 pub mod program;
+pub mod queue;
 pub mod reproduce;
 pub mod results;
 pub mod rng;

@@ -31,6 +31,8 @@ pub enum Instr {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Program {
     pub code: Vec<Instr>,
+    /// The deepest loop nesting: how many loop counters a cursor needs.
+    pub depth: usize,
 }
 
 /// A name in a program that does not resolve, with where it was written.
@@ -50,6 +52,17 @@ impl Program {
     pub fn compile(stmts: &[Stmt], names: &mut dyn Names) -> Result<Program, Unresolved> {
         let mut p = Program::default();
         p.emit(stmts, names)?;
+        let mut open: usize = 0;
+        for i in &p.code {
+            match i {
+                Instr::Loop { .. } => {
+                    open += 1;
+                    p.depth = p.depth.max(open);
+                }
+                Instr::EndLoop { .. } => open -= 1,
+                _ => {}
+            }
+        }
         Ok(p)
     }
 
@@ -91,18 +104,20 @@ impl Program {
     }
 }
 
-/// Where a task is in its program.
+/// Where a task is in its program: 32 bytes, read at nearly every event
+/// of the task. The iterations left per open loop (u64::MAX: forever)
+/// live apart, in a slice of `Program::depth` counters the caller keeps
+/// (only loop ends touch them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Cursor {
-    pub pc: u32,
-    pub depth: u8,
-    /// Iterations left per open loop (u64::MAX: forever).
-    pub left: [u64; MAX_DEPTH],
     /// `sum_exec_runtime` at which the current `run` ends (u64::MAX: never);
     /// None when the task is not inside a `run`.
     pub burst_end: Option<u64>,
+    pub pc: u32,
     /// Messages still to move by the send/recv in progress (it blocked).
     pub io_left: u32,
+    /// Loops open (indexes the loop counters).
+    pub depth: u8,
     /// Blocked in a `call`, waiting for the reply.
     pub in_call: bool,
 }
@@ -136,10 +151,12 @@ pub fn sample(d: Dur, rng: &mut Rng) -> u64 {
 
 impl Cursor {
     /// Advances to the next statement that involves the scheduler and
-    /// returns it. `exec` is the task's CPU time now; `ops` counts completed
-    /// iterations of outermost loops. Returns None when more than `budget`
-    /// instructions ran without an action (a program that never yields time).
-    pub fn next(&mut self, prog: &Program, exec: u64, rng: &mut Rng, ops: &mut u64, budget: u32) -> Option<Action> {
+    /// returns it. `left` holds the cursor's loop counters (at least
+    /// `prog.depth`); `exec` is the task's CPU time now; `ops` counts
+    /// completed iterations of outermost loops. Returns None when more than
+    /// `budget` instructions ran without an action (a program that never
+    /// yields time).
+    pub fn next(&mut self, prog: &Program, left: &mut [u64], exec: u64, rng: &mut Rng, ops: &mut u64, budget: u32) -> Option<Action> {
         for _ in 0..budget {
             let Some(&instr) = prog.code.get(self.pc as usize) else {
                 return Some(Action::Exit);
@@ -174,12 +191,12 @@ impl Cursor {
                     if n == 0 {
                         self.pc = end + 1;
                     } else {
-                        self.left[self.depth as usize] = n;
+                        left[self.depth as usize] = n;
                         self.depth += 1;
                     }
                 }
                 Instr::EndLoop { start } => {
-                    let top = &mut self.left[self.depth as usize - 1];
+                    let top = &mut left[self.depth as usize - 1];
                     if self.depth == 1 {
                         *ops += 1;
                     }
@@ -195,5 +212,58 @@ impl Cursor {
             }
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::scenario::{parse_program, Pos};
+
+    struct NoNames;
+    impl Names for NoNames {
+        fn channel(&mut self, _: &str) -> u32 {
+            0
+        }
+        fn task(&self, _: &str) -> Option<u32> {
+            None
+        }
+    }
+
+    fn compile(code: &str) -> Program {
+        Program::compile(&parse_program(code, Pos::START).unwrap().stmts, &mut NoNames).unwrap()
+    }
+
+    #[test]
+    fn a_program_knows_its_deepest_loop_nesting() {
+        assert_eq!(compile("run").depth, 0);
+        assert_eq!(compile("loop { run 1ms; sleep 1ms }").depth, 1);
+        // Two loops one after the other need one counter; one inside
+        // another, two.
+        assert_eq!(compile("loop 2 { run 1ms }; loop 3 { sleep 1ms }").depth, 1);
+        assert_eq!(compile("loop { loop 3 { run 1ms }; sleep 1ms }").depth, 2);
+    }
+
+    /// The loop counters live in the caller's slice: nested counts run out
+    /// as written (2 × 3 inner bursts, then the program ends).
+    #[test]
+    fn nested_loops_count_in_the_callers_counters() {
+        let p = compile("loop 2 { loop 3 { run 1ms }; sleep 1ms }");
+        let (mut c, mut left, mut rng, mut ops) = (Cursor::default(), vec![0; p.depth], Rng::new(1), 0);
+        let mut actions = Vec::new();
+        let mut exec = 0;
+        loop {
+            match c.next(&p, &mut left, exec, &mut rng, &mut ops, 100).unwrap() {
+                Action::Exit => break,
+                Action::Burst(end) => {
+                    exec = end;
+                    actions.push('r');
+                }
+                Action::Sleep(_) => actions.push('s'),
+                a => panic!("{a:?}"),
+            }
+        }
+        assert_eq!(actions.iter().collect::<String>(), "rrrsrrrs");
+        assert_eq!(ops, 2);
     }
 }

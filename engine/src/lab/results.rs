@@ -75,8 +75,12 @@ pub struct RunResult {
     pub measured_from_ns: u64,
     pub events: u64,
     pub records: u64,
-    /// Hash of the event log (equal across hosts and wasm).
+    /// Hash of the event log (equal across hosts and wasm); empty when the
+    /// run did not hash its records (`LogMode::Schedule`).
     pub log_hash: String,
+    /// Hash of the schedule: every context switch with its time (see
+    /// `Log::schedule`).
+    pub schedule_hash: String,
     pub tasks: Vec<TaskResult>,
     pub workloads: Vec<WorkloadResult>,
     pub cpus: Vec<CpuResult>,
@@ -102,7 +106,8 @@ impl Simulation {
             measured_from_ns: self.measure_from,
             events: self.state.events,
             records: self.log.count,
-            log_hash: format!("{:016x}", self.log.hash.0),
+            log_hash: if self.log.mode == crate::lab::sim::LogMode::Schedule { String::new() } else { format!("{:016x}", self.log.hash.0) },
+            schedule_hash: format!("{:016x}", self.log.schedule.0),
             tasks: s
                 .tasks
                 .iter()

@@ -6,11 +6,9 @@
 //! scenario and the seed. The whole mutable state is one `SimState` value:
 //! a checkpoint is a clone of it, and rewinding is restore-and-replay.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
 use crate::lab::program::{Action, Cursor, Program};
 use crate::kernel::lib::rbtree::NIL;
+use crate::lab::queue::{EvKind, Queue};
 use crate::lab::rng::Rng;
 use crate::kernel::sched::core::{PrevState, Sched, TaskState};
 use crate::lab::trace::{Entry, LogHash, Record};
@@ -30,51 +28,9 @@ pub const STATEMENT_BUDGET: u32 = 100_000;
 /// reported in the run's warnings.
 pub const SPIN_LIMIT: u32 = 1_000;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EvKind {
-    /// A task is created.
-    Start(u32),
-    /// A sleeping task's timer fires.
-    Wake(u32),
-    /// The running task's `run` statement completes (valid while the CPU's
-    /// switch generation is `gen`).
-    BurstEnd { cpu: u32, gen: u32 },
-    /// A scheduler tick on a CPU.
-    Tick(u32),
-    /// An idle CPU that was sent work has left its idle state.
-    IdleExit(u32),
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Ev {
-    time: u64,
-    seq: u64,
-    kind: EvKind,
-}
-
-impl PartialEq for Ev {
-    fn eq(&self, o: &Self) -> bool {
-        (self.time, self.seq) == (o.time, o.seq)
-    }
-}
-impl Eq for Ev {}
-impl PartialOrd for Ev {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Ev {
-    /// Reversed, so that BinaryHeap (a max-heap) pops the earliest event.
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
-    }
-}
-
 /// Per-CPU simulation bookkeeping (not scheduler state).
 #[derive(Clone, Copy, Debug, Default)]
 struct CpuSim {
-    /// Bumped at every context switch; invalidates pending BurstEnd events.
-    gen: u32,
     tick_armed: bool,
     /// When the CPU last went idle.
     idle_since: u64,
@@ -89,10 +45,14 @@ struct CpuSim {
 #[derive(Clone, Debug)]
 pub struct SimState {
     pub sched: Sched,
-    queue: BinaryHeap<Ev>,
-    seq: u64,
+    queue: Queue,
     rng: Rng,
     cursors: Vec<Cursor>,
+    /// The cursors' loop counters: `loop_stride` per task (the deepest
+    /// loop nesting of any program), apart from the cursors they are
+    /// rarely read with.
+    loops: Vec<u64>,
+    loop_stride: usize,
     cpus: Vec<CpuSim>,
     /// Discrete events processed so far.
     pub events: u64,
@@ -112,6 +72,11 @@ pub enum LogMode {
     Full,
     /// Only fold records into the hash (CLI runs, benchmarks without log).
     HashOnly,
+    /// Neither build nor hash records: only the schedule hash (studies and
+    /// batch runs, where nobody reads the log). The run is the same; the
+    /// scheduler just skips what it computes for the records (the pick's
+    /// V, the scan's path).
+    Schedule,
 }
 
 /// The event log of a run: records in order, and one mark per event that
@@ -122,7 +87,14 @@ pub struct Log {
     pub marks: Vec<Mark>,
     /// Entities visited by picks; `Record::Pick` indexes into it.
     pub paths: Vec<u32>,
+    /// The hash of every record (not computed in `LogMode::Schedule`).
     pub hash: LogHash,
+    /// The schedule hash: every context switch as (time, CPU, previous
+    /// task, next task, why the previous one left), in every mode. Two runs
+    /// with one schedule hash made the same decisions at the same times;
+    /// the log hash also covers what each decision saw (V, deadlines,
+    /// scans) and the programs' records.
+    pub schedule: LogHash,
     pub mode: LogMode,
     /// Records written (also in HashOnly mode).
     pub count: u64,
@@ -163,6 +135,7 @@ pub struct Checkpoint {
     marks: usize,
     paths: usize,
     hash: LogHash,
+    schedule: LogHash,
     count: u64,
 }
 
@@ -227,25 +200,35 @@ impl Simulation {
     /// one from a scenario).
     pub fn new(sched: Sched, info: Static, mode: LogMode) -> Simulation {
         let ntasks = sched.tasks.len();
+        let loop_stride = info.programs.iter().map(|p| p.depth).max().unwrap_or(0);
         let ncpus = sched.rqs.len();
         let mut state = SimState {
             sched,
-            queue: BinaryHeap::with_capacity(ntasks * 2 + ncpus * 2 + 16),
-            seq: 0,
+            queue: Queue::new(ncpus, ntasks + ncpus + 16),
             rng: Rng::new(info.seed),
             cursors: vec![Cursor::default(); ntasks],
             spins: vec![0; ntasks],
             first_spin: None,
+            loops: vec![0; ntasks * loop_stride],
+            loop_stride,
             cpus: vec![CpuSim::default(); ncpus],
             events: 0,
             exited: 0,
             done: false,
         };
-        state.sched.tracing = true;
+        state.sched.tracing = mode != LogMode::Schedule;
         for (t, &start) in info.task_start.iter().enumerate() {
             state.push(start, EvKind::Start(t as u32));
         }
-        let log = Log { records: Vec::new(), marks: Vec::new(), paths: Vec::new(), hash: LogHash::default(), mode, count: 0 };
+        let log = Log {
+            records: Vec::new(),
+            marks: Vec::new(),
+            paths: Vec::new(),
+            hash: LogHash::default(),
+            schedule: LogHash::default(),
+            mode,
+            count: 0,
+        };
         Simulation { state, info, log, warnings: Vec::new(), signals: None, measure_from: 0, cpu_base: Vec::new() }
     }
 
@@ -256,6 +239,9 @@ impl Simulation {
     /// Samples per-CPU signals every `period` ns from now on and counts
     /// decisions (see `signals.rs`; the schedule does not change).
     pub fn enable_signals(&mut self, period: u64) {
+        // The decision counts come from the records: a `LogMode::Schedule`
+        // run builds them again (and still does not hash them).
+        self.state.sched.tracing = true;
         let s = &self.state.sched;
         self.signals = Some(crate::lab::signals::Signals::new(period, s.rqs.len(), s.llc.len()));
     }
@@ -276,25 +262,22 @@ impl Simulation {
             return false;
         }
         loop {
-            let Some(ev) = self.state.queue.pop() else {
+            let Some((time, kind)) = self.state.queue.pop_until(self.info.duration) else {
                 return self.finish();
             };
-            if ev.time > self.info.duration {
-                self.state.queue.push(ev);
-                return self.finish();
-            }
-            if !self.state.live(ev.kind) {
+            if !self.state.live(kind) {
                 continue;
             }
             if let Some(sig) = &mut self.signals {
-                sig.sample_until(&self.state.sched, ev.time);
+                sig.sample_until(&self.state.sched, time);
             }
-            if self.measure_from < self.info.warmup && ev.time >= self.info.warmup {
+            if self.measure_from < self.info.warmup && time >= self.info.warmup {
                 self.begin_measurement(self.info.warmup);
             }
-            self.state.sched.set_now(ev.time);
+            self.state.sched.set_now(time);
             self.state.events += 1;
-            self.handle(ev.kind);
+            self.handle(kind);
+            self.state.queue.settle();
             self.flush();
             if self.state.exited as usize == self.state.cursors.len() {
                 self.finish();
@@ -413,6 +396,7 @@ impl Simulation {
             marks: self.log.marks.len(),
             paths: self.log.paths.len(),
             hash: self.log.hash,
+            schedule: self.log.schedule,
             count: self.log.count,
         }
     }
@@ -424,6 +408,7 @@ impl Simulation {
         self.log.marks.truncate(cp.marks);
         self.log.paths.truncate(cp.paths);
         self.log.hash = cp.hash;
+        self.log.schedule = cp.schedule;
         self.log.count = cp.count;
     }
 
@@ -437,7 +422,7 @@ impl Simulation {
                 let this_cpu = self.state.sched.tasks[t as usize].cpu;
                 self.state.sched.try_to_wake_up(t, 0, this_cpu);
             }
-            EvKind::BurstEnd { cpu, .. } => self.run_cpu(cpu, true),
+            EvKind::BurstEnd(cpu) => self.run_cpu(cpu, true),
             EvKind::IdleExit(cpu) => {
                 self.state.cpus[cpu as usize].exiting = false;
                 self.run_cpu(cpu, false);
@@ -492,13 +477,21 @@ impl Simulation {
     /// Moves this event's records into the log and the hash.
     fn flush(&mut self) {
         let s = &mut self.state.sched;
+        if let Some(sig) = &mut self.signals {
+            sig.count(&s.records);
+        }
+        if self.log.mode == LogMode::Schedule {
+            // Only the signals' counts read records here (without them the
+            // scheduler wrote none: `tracing` is off).
+            debug_assert!(self.signals.is_some() || (s.records.is_empty() && s.paths.is_empty()));
+            s.records.clear();
+            s.paths.clear();
+            return;
+        }
         let log = &mut self.log;
         let full = log.mode == LogMode::Full;
         if full && !s.records.is_empty() {
             log.marks.push(Mark { time: s.now, event: self.state.events, first: log.records.len() as u32 });
-        }
-        if let Some(sig) = &mut self.signals {
-            sig.count(&s.records);
         }
         let base = log.paths.len() as u32;
         for mut r in s.records.drain(..) {
@@ -529,7 +522,7 @@ impl Simulation {
         let tick = st.sched.tun.tick_nsec;
         let next = (st.sched.now / tick + 1) * tick;
         st.cpus[cpu as usize].tick_armed = true;
-        st.push(next, EvKind::Tick(cpu));
+        st.queue.set_tick(cpu, next);
     }
 
     /// Runs a CPU until nothing is pending: honour reschedule requests and
@@ -585,12 +578,20 @@ impl Simulation {
 
     /// `schedule()` and what a context switch means for the programs.
     fn schedule(&mut self, cpu: u32, prev_state: PrevState, resume: &mut bool) {
+        let prev = self.state.sched.rqs[cpu as usize].curr;
         let (next, switched) = self.state.sched.schedule(cpu, prev_state);
+        if switched {
+            let h = &mut self.log.schedule;
+            h.u64(self.state.sched.now);
+            h.u64((cpu as u64) << 32 | prev as u64);
+            h.u64((prev_state as u64) << 32 | next as u64);
+        }
         if switched && next == NIL {
             self.state.cpus[cpu as usize].idle_since = self.state.sched.now;
         }
         if switched {
-            self.state.cpus[cpu as usize].gen = self.state.cpus[cpu as usize].gen.wrapping_add(1);
+            // The old task's burst end means nothing to the new one.
+            self.state.queue.clear_burst(cpu);
             self.arm_tick(cpu);
             *resume = next != NIL;
         }
@@ -617,7 +618,11 @@ impl Simulation {
         }
         if let Some(end) = self.state.cursors[t].burst_end {
             if exec < end {
-                self.arm_burst_end(cpu, end - exec);
+                // A `run` forever never ends, whatever it owes: arming its
+                // end at "never" would only fill the queue.
+                if end != u64::MAX {
+                    self.arm_burst_end(cpu, end - exec);
+                }
                 return Outcome::Running;
             }
             self.state.cursors[t].burst_end = None;
@@ -642,7 +647,8 @@ impl Simulation {
         let prog = &self.info.programs[self.info.task_prog[t] as usize];
         let st = &mut self.state;
         let mut ops = st.sched.tasks[t].stats.ops;
-        let action = st.cursors[t].next(prog, exec, &mut st.rng, &mut ops, STATEMENT_BUDGET);
+        let left = &mut st.loops[t * st.loop_stride..(t + 1) * st.loop_stride];
+        let action = st.cursors[t].next(prog, left, exec, &mut st.rng, &mut ops, STATEMENT_BUDGET);
         st.sched.tasks[t].stats.ops = ops;
         match action {
             None => {
@@ -735,9 +741,8 @@ impl Simulation {
     }
 
     fn arm_burst_end(&mut self, cpu: u32, after: u64) {
-        let gen = self.state.cpus[cpu as usize].gen;
         let at = self.state.sched.now.saturating_add(after);
-        self.state.push(at, EvKind::BurstEnd { cpu, gen });
+        self.state.queue.set_burst(cpu, at);
     }
 
     /// Task states, for tests and views.
@@ -748,16 +753,15 @@ impl Simulation {
 
 impl SimState {
     fn push(&mut self, time: u64, kind: EvKind) {
-        self.seq += 1;
-        self.queue.push(Ev { time, seq: self.seq, kind });
+        self.queue.push(time, kind);
     }
 
-    /// Stale events are dropped unseen: a burst end from before a context
-    /// switch, and a tick on a CPU that went idle (NOHZ stops the tick of an
-    /// idle CPU; it restarts on the jiffy grid when a task arrives).
+    /// A tick on a CPU that went idle is dropped unseen (NOHZ stops the
+    /// tick of an idle CPU; it restarts on the jiffy grid when a task
+    /// arrives). A burst end from before a context switch cannot fire: the
+    /// switch cleared it.
     fn live(&mut self, kind: EvKind) -> bool {
         match kind {
-            EvKind::BurstEnd { cpu, gen } => self.cpus[cpu as usize].gen == gen,
             EvKind::Tick(cpu) if self.sched.rqs[cpu as usize].curr == NIL => {
                 self.cpus[cpu as usize].tick_armed = false;
                 false
@@ -771,8 +775,18 @@ impl SimState {
         self.cpus[cpu as usize].exiting
     }
 
-    /// Time of the next live event, if any.
+    /// Time of the next event, if any.
     pub fn next_time(&self) -> Option<u64> {
-        self.queue.peek().map(|e| e.time)
+        self.queue.peek().map(|k| k.time)
+    }
+
+    /// Events pending in the queue.
+    pub fn pending_events(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// The queue's heap capacity, in events.
+    pub fn queue_capacity(&self) -> usize {
+        self.queue.heap_capacity()
     }
 }

@@ -51,7 +51,9 @@ pub struct RunValue {
     /// The study's metric.
     pub value: f64,
     pub events: u64,
-    pub log_hash: String,
+    /// The run's schedule hash (`Log::schedule`): a study run skips its
+    /// records, and the same run opened in the timeline shows this hash.
+    pub schedule_hash: String,
     /// The workload's wakeup latency (ns) at the quantiles `CDF_QUANTILES`
     /// (for CDF plots).
     pub wakeup_cdf: Vec<u64>,
@@ -254,7 +256,7 @@ impl Study {
         let key = self.runs[i];
         let sc = self.row_scenario(key.row);
         let ov: Overrides = self.configs[key.config].overrides(Some(key.seed));
-        let (mut sim, _) = build::build(&sc, &ov, LogMode::HashOnly).map_err(|e| e.to_string())?;
+        let (mut sim, _) = build::build(&sc, &ov, LogMode::Schedule).map_err(|e| e.to_string())?;
         sim.enable_counters();
         sim.run();
         let w = &sim.info.workloads[0];
@@ -264,7 +266,7 @@ impl Study {
         Ok(RunValue {
             value: sim.workload_metric(w, self.metric),
             events: sim.state.events,
-            log_hash: format!("{:016x}", sim.log.hash.0),
+            schedule_hash: format!("{:016x}", sim.log.schedule.0),
             wakeup_cdf: CDF_QUANTILES.iter().map(|&q| hist.quantile(q)).collect(),
             switches_per_sec: (r.nr_voluntary_switches + r.nr_involuntary_switches) as f64 / secs,
             ops_per_sec: r.ops_per_sec,

@@ -8,6 +8,7 @@ mod idle;
 mod chan;
 mod invariants;
 mod patches;
+mod queue;
 mod oracles;
 mod warmup;
 mod fuzz;

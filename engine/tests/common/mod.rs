@@ -30,7 +30,7 @@ pub fn study_table() -> String {
     let mut out = study.table().format(false);
     for (k, v) in study.runs.iter().zip(&study.values) {
         let v = v.as_ref().unwrap();
-        out += &format!("row {} config {} seed {}: {:?} {} {}\n", k.row, k.config, k.seed, v.value, v.log_hash, v.events);
+        out += &format!("row {} config {} seed {}: {:?} {} {}\n", k.row, k.config, k.seed, v.value, v.schedule_hash, v.events);
     }
     out
 }
@@ -53,5 +53,36 @@ pub fn hashes() -> Vec<String> {
 
 /// The golden lines, without comments.
 pub fn golden() -> Vec<String> {
-    GOLDEN.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).map(str::to_string).collect()
+    lines(GOLDEN)
+}
+
+fn lines(text: &str) -> Vec<String> {
+    text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).map(str::to_string).collect()
+}
+
+pub const SCHEDULES_GOLDEN: &str = include_str!("../data/determinism.schedules");
+
+/// One case under one preset in one log mode: (schedule hash, events).
+pub fn schedule(text: &str, kernel: &str, mode: LogMode) -> (u64, u64) {
+    let ov = Overrides { kernel: Some(kernel.to_string()), ..Default::default() };
+    let (mut sim, _) = from_text(text, &ov, mode).expect(kernel);
+    sim.run();
+    (sim.log.schedule.0, sim.state.events)
+}
+
+/// "case@kernel schedule-hash events" for every case and preset, run as
+/// studies run (`LogMode::Schedule`: no records built or hashed).
+pub fn schedules() -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, text) in CASES {
+        for kernel in PRESET_NAMES {
+            let (hash, events) = schedule(text, kernel, LogMode::Schedule);
+            out.push(format!("{name}@{kernel} {hash:016x} {events}"));
+        }
+    }
+    out
+}
+
+pub fn schedules_golden() -> Vec<String> {
+    lines(SCHEDULES_GOLDEN)
 }

@@ -64,7 +64,7 @@ fn the_table_is_formatted_as_in_the_mails() {
         let j = [4, 9, 11].iter().position(|&x| x == k.seed).unwrap() as f64;
         let base = 9.9 + 0.1 * j;
         let value = if k.config == 1 { base + 0.135 } else { base };
-        s.record(i, RunValue { value, events: 0, log_hash: String::new(), wakeup_cdf: Vec::new(), switches_per_sec: 0.0, ops_per_sec: 0.0, engagement: Default::default() });
+        s.record(i, RunValue { value, events: 0, schedule_hash: String::new(), wakeup_cdf: Vec::new(), switches_per_sec: 0.0, ops_per_sec: 0.0, engagement: Default::default() });
     }
     let t = s.table();
     assert!(t.complete);
@@ -102,7 +102,7 @@ fn the_sorted_view_puts_the_worst_regression_first() {
         // Row r's compare runs take (1 + r/100) times the baseline: row 0
         // is unchanged, row 5 is 5 % slower (the worst).
         let value = if k.config == 1 { 1.0 + k.row as f64 / 100.0 } else { 1.0 };
-        s.record(i, RunValue { value, events: 0, log_hash: String::new(), wakeup_cdf: Vec::new(), switches_per_sec: 0.0, ops_per_sec: 0.0, engagement: Default::default() });
+        s.record(i, RunValue { value, events: 0, schedule_hash: String::new(), wakeup_cdf: Vec::new(), switches_per_sec: 0.0, ops_per_sec: 0.0, engagement: Default::default() });
     }
     assert_eq!(s.table().sorted_rows(), vec![5, 4, 3, 2, 1, 0]);
 }
@@ -113,13 +113,14 @@ fn a_run_reproduces_from_its_cell_scenario() {
     let i = 7;
     let v = s.run_one(i).unwrap();
     s.record(i, v.clone());
-    // The text a cell opens gives the same run: same value, same log.
+    // The text a cell opens gives the same run (value and schedule), also
+    // when its records are hashed.
     let text = s.run_scenario_text(s.runs[i]);
     let (mut sim, cfg) = crate::from_text(&text, &crate::Overrides::default(), LogMode::HashOnly).unwrap();
     sim.run();
     assert_eq!(cfg.kernel, "6.6");
     assert_eq!(cfg.patches, vec!["sis-filter".to_string()]);
-    assert_eq!(format!("{:016x}", sim.log.hash.0), v.log_hash);
+    assert_eq!(format!("{:016x}", sim.log.schedule.0), v.schedule_hash);
     assert_eq!(sim.workload_metric(&sim.info.workloads[0], Metric::Time), v.value);
 }
 
