@@ -52,7 +52,7 @@ fn ping_pong_becomes_wake_and_wait() {
     assert_eq!(get("b-102").nr_voluntary_switches, 2);
     // Without waker inference every wait is a sleep.
     let sc2 = t.to_scenario(&Options { wakers: false, ..Options::default() });
-    assert!(!sc2.contains("; wait") && !sc2.contains("wake b-102") && sc2.contains("run 101000ns; sleep 51000ns"), "{sc2}");
+    assert!(!sc2.contains("; wait") && !sc2.contains("wake b-102") && sc2.contains("run 101000ns; sleep 49000ns; run 101000ns; sleep 50000ns"), "{sc2}");
 }
 
 #[test]
