@@ -10,9 +10,12 @@
 //!   time it got between blocking (preemptions do not split a burst: the
 //!   model decides those), then `sleep D` for the time until it was woken;
 //! - where one task woke it (at least [`WAKER_SHARE`] of its wake-ups came
-//!   from the same thread, not from an interrupt), the sleep is a `wait`
-//!   and the waker's program gets a `wake` at the point of its burst where
-//!   it woke it (pipes, futexes, condition variables);
+//!   from the same thread, not from an interrupt), the sleep is a `recv`
+//!   on a channel of its own (`wake_PID`) and the waker's program `send`s
+//!   one message to it at the point of its burst where it woke it (pipes,
+//!   futexes, condition variables). A channel counts: a wake that comes
+//!   before the wait is kept, not lost, so the replay cannot stall when
+//!   its timing drifts from the trace's;
 //! - nice from the priority (120 + nice); real-time threads (prio < 100)
 //!   become nice -20, with a warning (the model has only the fair class);
 //! - `process` from the tgid when the trace has it; `affinity` with `pin`
@@ -670,18 +673,24 @@ impl Trace {
             "# Each task replays its thread's {}: `run` is CPU time between blocking, `sleep` the time until it was woken,",
             if o.fit { "fitted bursts and sleeps" } else { "observed bursts and sleeps" }
         );
-        let _ = writeln!(out, "# `wait`/`wake` where one thread did the waking. Task names are COMM-PID.");
+        let _ = writeln!(out, "# `recv wake_PID` / `send wake_PID` where one thread did the waking. Task names are COMM-PID.");
         for w in &self.warnings {
             let _ = writeln!(out, "# warning: {w}");
         }
         let _ = writeln!(out, "\n[sim]\nduration = \"{}ns\"\nkernel = \"{}\"\nhz = {}\n", self.duration().max(1), o.kernel, o.hz);
         out += &topology_toml(self.cpus, o.topology.as_deref());
+        // One channel per thread woken by a partner; sends never block.
+        for (i, t) in self.replayed() {
+            if partner[i] != NIL && replayed[partner[i] as usize] {
+                let _ = write!(out, "\n[[channel]]\nname = \"wake_{}\"\ncapacity = {}\n", t.pid, 1u64 << 40);
+            }
+        }
         // Threads asleep when the trace starts come first: forked first at
         // time 0, they reach their first `wait` before a waker runs.
         let mut order: Vec<(usize, &Thread)> = self.replayed().collect();
         order.sort_by_key(|(_, t)| (t.start, !matches!(t.segs.first(), Some(Seg::Block { .. }))));
         for (i, t) in order {
-            let program = if o.fit { self.fit_program(i, &partner, &names, &replayed) } else { self.seq_program(i, &partner, &names, &replayed) };
+            let program = if o.fit { self.fit_program(i, &partner, &replayed) } else { self.seq_program(i, &partner, &replayed) };
             if program.is_empty() {
                 continue;
             }
@@ -701,7 +710,7 @@ impl Trace {
     }
 
     /// The observed sequence, statement by statement.
-    fn seq_program(&self, i: usize, partner: &[u32], names: &[String], replayed: &[bool]) -> String {
+    fn seq_program(&self, i: usize, partner: &[u32], replayed: &[bool]) -> String {
         let me = i as u32;
         let mut out = String::new();
         let mut n = 0usize;
@@ -718,8 +727,8 @@ impl Trace {
                     if pending_run > 0 {
                         stmt(&mut out, format_args!("run {}ns", std::mem::take(&mut pending_run)));
                     }
-                    if waker != NIL && partner[i] == waker {
-                        stmt(&mut out, format_args!("wait"));
+                    if waker != NIL && partner[i] == waker && replayed[waker as usize] {
+                        stmt(&mut out, format_args!("recv wake_{}", self.threads[i].pid));
                     } else {
                         // A zero-length sleep still leaves the CPU.
                         stmt(&mut out, format_args!("sleep {}ns", ns.max(1)));
@@ -730,7 +739,7 @@ impl Trace {
                         if pending_run > 0 {
                             stmt(&mut out, format_args!("run {}ns", std::mem::take(&mut pending_run)));
                         }
-                        stmt(&mut out, format_args!("wake {}", names[target as usize]));
+                        stmt(&mut out, format_args!("send wake_{}", self.threads[target as usize].pid));
                     }
                 }
                 Seg::Exit => {
@@ -752,7 +761,7 @@ impl Trace {
     }
 
     /// A loop over fitted distributions.
-    fn fit_program(&self, i: usize, partner: &[u32], names: &[String], replayed: &[bool]) -> String {
+    fn fit_program(&self, i: usize, partner: &[u32], replayed: &[bool]) -> String {
         let t = &self.threads[i];
         let f = &t.fit;
         if f.sleeps.n == 0 {
@@ -762,11 +771,11 @@ impl Trace {
         let bursts = f.bursts.n.max(1) as f64;
         for &(target, count) in &f.wakes {
             if partner[target as usize] == i as u32 && replayed[target as usize] && count as f64 >= 0.5 * bursts {
-                let _ = write!(body, "; wake {}", names[target as usize]);
+                let _ = write!(body, "; send wake_{}", self.threads[target as usize].pid);
             }
         }
-        if partner[i] != NIL {
-            body += "; wait";
+        if partner[i] != NIL && replayed[partner[i] as usize] {
+            let _ = write!(body, "; recv wake_{}", t.pid);
         } else {
             let _ = write!(body, "; sleep {}", dist(&f.sleeps));
         }

@@ -38,8 +38,10 @@ fn ping_pong_becomes_wake_and_wait() {
     let (ia, ib) = (t.threads.iter().position(|x| x.comm == "a").unwrap(), t.threads.iter().position(|x| x.comm == "b").unwrap());
     assert_eq!((p[ia], p[ib]), (ib as u32, ia as u32));
     let sc = t.to_scenario(&Options::default());
-    // a: run 100 µs, wake b, run 1 µs (to its block), wait, ...
-    assert!(sc.contains("run 100000ns; wake b-102; run 1000ns; wait; run 100000ns; wake b-102; run 1000ns"), "{sc}");
+    // a: run 100 µs, wake b, run 1 µs (to its block), wait, ...; a
+    // channel per woken thread.
+    assert!(sc.contains("[[channel]]\nname = \"wake_102\""), "{sc}");
+    assert!(sc.contains("run 100000ns; send wake_102; run 1000ns; recv wake_101; run 100000ns; send wake_102; run 1000ns"), "{sc}");
     assert!(sc.contains("[topology]\npreset = \"1cpu\""), "{sc}");
     // The scenario runs; in the model the two strictly alternate too.
     let (mut sim, _) = crate::from_text(&sc, &crate::Overrides::default(), crate::LogMode::HashOnly).unwrap();
@@ -52,7 +54,7 @@ fn ping_pong_becomes_wake_and_wait() {
     assert_eq!(get("b-102").nr_voluntary_switches, 2);
     // Without waker inference every wait is a sleep.
     let sc2 = t.to_scenario(&Options { wakers: false, ..Options::default() });
-    assert!(!sc2.contains("; wait") && !sc2.contains("wake b-102") && sc2.contains("run 101000ns; sleep 49000ns; run 101000ns; sleep 50000ns"), "{sc2}");
+    assert!(!sc2.contains("recv wake_1") && !sc2.contains("send wake_1") && sc2.contains("run 101000ns; sleep 49000ns; run 101000ns; sleep 50000ns"), "{sc2}");
 }
 
 #[test]
@@ -90,7 +92,7 @@ fn fit_summarises_bursts() {
     // Bursts of a: 101 µs and 101 µs (the wake splits nothing in a fit).
     assert_eq!((a.fit.bursts.n, a.fit.bursts.mean as u64), (2, 101_000));
     let sc = t.to_scenario(&Options { fit: true, ..Options::default() });
-    assert!(sc.contains("loop { run 101000ns; wake b-102; wait }"), "{sc}");
+    assert!(sc.contains("loop { run 101000ns; send wake_102; recv wake_101 }"), "{sc}");
     crate::from_text(&sc, &crate::Overrides::default(), crate::LogMode::HashOnly).unwrap();
 }
 

@@ -143,6 +143,17 @@ impl<W: Write> FtraceExport<W> {
         Ok(())
     }
 
+    /// Ends the trace at `end` (the run's end): one nr_running sample per
+    /// CPU there, so a reader sees how far the trace reaches (slices still
+    /// open end at the last line).
+    pub fn end_at(&mut self, end: u64, s: &Sched) -> io::Result<()> {
+        for c in 0..s.rqs.len() {
+            let nr = s.rqs[c].nr_running as i64;
+            self.counter(COUNTER_OWNER, c as u32, end, COUNTER_PID, format_args!("nr_running cpu{c}"), nr)?;
+        }
+        Ok(())
+    }
+
     /// Flushes and returns the writer.
     pub fn finish(mut self) -> io::Result<W> {
         self.out.flush()?;
@@ -365,6 +376,7 @@ pub fn run_exporting<W: Write>(sim: &mut Simulation, out: W, title: &str, counte
         }
     }
     ex.ingest(&sim.log, Some(&sim.state.sched))?;
+    ex.end_at(sim.now(), &sim.state.sched)?;
     ex.finish()
 }
 
