@@ -84,3 +84,39 @@ fn bad_input_names_the_key_and_fails() {
     let o = schedlab(&["study", &src]);
     assert!(!o.status.success());
 }
+
+/// A trace recorded on this machine (scripts/record-traces: two processes
+/// pinned to CPU 0 ping-ponging through pipes, beside whatever else ran)
+/// imports, replays, and compares under two configurations; the replay's
+/// own trace exports for Perfetto.
+#[test]
+fn import_replay_compare_and_export() {
+    let trace = data("traces/pingpong.perf.txt");
+    let sc = temp("pingpong.toml", "");
+    assert_eq!(stdout(&schedlab(&["import", &trace, "--pin", "--kernel", "6.6", "-o", &sc])), "");
+    let text = std::fs::read_to_string(&sc).unwrap();
+    assert!(text.starts_with("# Imported by `schedlab import` from") && text.contains("(perf sched script)"), "{}", &text[..300]);
+    let cmp = stdout(&schedlab(&["compare", &sc, "--base", "6.6", "--patch", "6.6+place-bonus"]));
+    assert!(cmp.contains("base: 6.6   patch: 6.6+place-bonus"), "{cmp}");
+    let out = temp("replay.trace", "");
+    let run = stdout(&schedlab(&["run", &sc, "--duration", "200ms", "--trace", &out]));
+    assert!(run.contains("events"), "{run}");
+    let exported = std::fs::read_to_string(&out).unwrap();
+    assert!(exported.starts_with("# tracer: nop\n") && exported.contains(": sched_switch: prev_comm="));
+    // The export imports again.
+    assert!(stdout(&schedlab(&["import", &out])).contains("[[task]]"));
+    // validate --trace prints the comparison table.
+    let v = stdout(&schedlab(&["validate", "--trace", &trace, "--pin", "--reps", "1", "--min-share", "10"]));
+    assert!(v.contains("cpu_share") && v.contains("within tolerance."), "{v}");
+}
+
+#[test]
+fn bad_traces_name_the_line() {
+    let bad = temp("bad.txt", "# tracer: nop\n  a-1 [000] 1.000000: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=x next_prio=120\n");
+    let o = schedlab(&["import", &bad]);
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("bad.txt: line 2: sched_switch: `next_pid=x`: expected a number"), "{e}");
+    let o = schedlab(&["import", &data("traces/nope.txt")]);
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("nope.txt"));
+}

@@ -1,5 +1,6 @@
 //! The `schedlab` command line.
 
+mod traces;
 mod validate;
 
 use std::process::ExitCode;
@@ -14,6 +15,10 @@ usage:
   schedlab run SCENARIO [--kernel V] [--patch P]... [--feature F=on|off]...
                         [--seed N] [--duration D] [--json] [--log] [--tasks]
                         [--signals FILE.csv [--signals-period D]]
+                        [--trace FILE]   (ftrace text that Perfetto UI opens)
+  schedlab import TRACE [--fit] [--pin] [--kernel V] [-o SCENARIO] ...
+                        perf sched script / trace-cmd report text or rt-app
+                        JSON to a scenario that replays it (import --help)
   schedlab compare SCENARIO --base CONFIG --patch CONFIG [--runs N] [--json]
                         CONFIG is KERNEL[+PATCH...][,FLAG=on|off...],
                         e.g. --base 6.6 --patch 6.6+reweight-fix
@@ -53,6 +58,7 @@ fn main() -> ExitCode {
 fn run(args: &[String]) -> Result<String, String> {
     match args.first().map(String::as_str) {
         Some("run") => cmd_run(&args[1..]),
+        Some("import") => traces::cmd_import(&args[1..]),
         Some("validate") => validate::cmd(&args[1..]),
         Some("presets") => Ok(cmd_presets()),
         Some("patches") => Ok(cmd_patches()),
@@ -79,7 +85,7 @@ fn read_scenario(path: &str) -> Result<String, String> {
 
 fn cmd_run(args: &[String]) -> Result<String, String> {
     let mut ov = Overrides::default();
-    let (mut path, mut json, mut log, mut all_tasks) = (None, false, false, false);
+    let (mut path, mut json, mut log, mut all_tasks, mut trace) = (None, false, false, false, None);
     let (mut signals, mut period) = (None::<String>, 1_000_000u64);
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -107,6 +113,7 @@ fn cmd_run(args: &[String]) -> Result<String, String> {
                 let v = value("--signals-period")?;
                 period = parse_duration(&v).ok().filter(|&p| p > 0).ok_or_else(|| format!("--signals-period: `{v}` is not a positive duration"))?;
             }
+            "--trace" => trace = Some(value("--trace")?),
             s if s.starts_with("--") => return Err(format!("unknown option `{s}`\n{USAGE}")),
             s => {
                 if path.replace(s.to_string()).is_some() {
@@ -117,12 +124,15 @@ fn cmd_run(args: &[String]) -> Result<String, String> {
     }
     let path = path.ok_or_else(|| format!("run: no scenario given\n{USAGE}"))?;
     let text = read_scenario(&path)?;
-    let mode = if log { LogMode::Full } else { LogMode::HashOnly };
+    let mode = if log || trace.is_some() { LogMode::Full } else { LogMode::HashOnly };
     let (mut sim, cfg) = from_text(&text, &ov, mode).map_err(|e| format!("{path}: {e}"))?;
     if signals.is_some() {
         sim.enable_signals(period);
     }
-    sim.run();
+    match &trace {
+        Some(t) => traces::run_with_trace(&mut sim, t, &format!("{path}: kernel {} seed {}", cfg.kernel, cfg.seed), log)?,
+        None => sim.run(),
+    }
     let res = sim.results(&cfg.kernel);
     if let (Some(file), Some(sig)) = (&signals, &sim.signals) {
         std::fs::write(file, sig.to_csv()).map_err(|e| format!("{file}: {e}"))?;

@@ -73,7 +73,7 @@ fn err(line: Option<u64>, what: impl Into<String>) -> ImportError {
 pub struct Options {
     /// Fitted distributions in a loop instead of the observed sequence.
     pub fit: bool,
-    /// Pin threads seen on one CPU only to it.
+    /// Pin threads to the CPU they spent [`PIN_SHARE`] of their time on.
     pub pin: bool,
     /// Infer `wait`/`wake` pairs (else every wake-up is a sleep).
     pub wakers: bool,
@@ -159,8 +159,10 @@ pub struct Thread {
     pub tgid: Option<u32>,
     pub comm: String,
     pub prio: i32,
-    /// CPUs it ran on, sorted.
-    pub cpus: Vec<u32>,
+    /// CPU time per CPU it ran on, sorted by CPU.
+    pub cpus: Vec<(u32, u64)>,
+    /// The CPU it runs on (or last ran on).
+    cpu: u32,
     /// When it appeared (trace time, ns): the trace start, or its fork.
     pub start: u64,
     pub segs: Vec<Seg>,
@@ -175,11 +177,24 @@ pub struct Thread {
     pub nvcsw: u64,
     pub nivcsw: u64,
     pub nr_migrations: u64,
+    /// Time runnable but not running (schedstat run_delay), ns.
+    pub run_delay: u64,
     pub latency: Hist,
     /// Wake-ups per waker thread (NIL: none), at most 16 distinct.
     pub wakers: Vec<(u32, u64)>,
     pub blocks: u64,
     pub running_at_end: bool,
+}
+
+/// A thread is pinned by `pin` to a CPU it spent this share of its CPU
+/// time on (a thread that pins itself starts where it was forked).
+pub const PIN_SHARE: f64 = 0.95;
+
+impl Thread {
+    /// The CPU it ran on for at least [`PIN_SHARE`] of its CPU time.
+    pub fn home_cpu(&self) -> Option<u32> {
+        self.cpus.iter().find(|c| c.1 as f64 >= PIN_SHARE * self.cpu_time as f64).map(|c| c.0)
+    }
 }
 
 /// A whole trace, reduced.
@@ -210,6 +225,8 @@ pub struct Importer {
     lines: u64,
     events: u64,
     out_of_order: u64,
+    /// Switches that did not follow from the previous one on their CPU.
+    mismatched: u64,
     format: Option<&'static str>,
 }
 
@@ -230,6 +247,7 @@ impl Importer {
             lines: 0,
             events: 0,
             out_of_order: 0,
+            mismatched: 0,
             format: None,
         }
     }
@@ -264,6 +282,7 @@ impl Importer {
             comm: if comm.is_empty() { format!("pid{pid}") } else { comm.to_string() },
             prio: 120,
             cpus: Vec::new(),
+            cpu: 0,
             start: t0,
             segs: Vec::new(),
             fit: Fit::default(),
@@ -275,6 +294,7 @@ impl Importer {
             nvcsw: 0,
             nivcsw: 0,
             nr_migrations: 0,
+            run_delay: 0,
             latency: Hist::default(),
             wakers: Vec::new(),
             blocks: 0,
@@ -334,6 +354,10 @@ impl Importer {
             th.cpu_time += d;
             th.acc += d;
             th.since = ts;
+            match th.cpus.binary_search_by_key(&th.cpu, |c| c.0) {
+                Ok(i) => th.cpus[i].1 += d,
+                Err(i) => th.cpus.insert(i, (th.cpu, d)),
+            }
         }
     }
 
@@ -351,6 +375,7 @@ impl Importer {
         let t = self.thread(pid, comm, St::Running);
         if fresh {
             self.threads[t as usize].since = self.cpu_since[cpu as usize];
+            self.threads[t as usize].cpu = cpu;
         }
         t
     }
@@ -387,13 +412,26 @@ impl Importer {
             return Ok(());
         }
         self.events += 1;
-        let line_task = if l.pid != 0 { Some(self.current(l.pid, l.comm, l.cpu)) } else { None };
+        let line_task = if l.pid != 0 && l.pid != text::UNKNOWN_PID { Some(self.current(l.pid, l.comm, l.cpu)) } else { None };
         if let (Some(t), Some(g)) = (line_task, l.tgid) {
             self.threads[t as usize].tgid = Some(g);
         }
         match l.event {
             Event::Switch { prev_comm, prev_pid, prev_prio, left, next_comm, next_pid, next_prio } => {
                 let c = l.cpu as usize;
+                // The previous switch here let in someone other than this
+                // prev (lost events): that one is no longer known to run.
+                let cur = self.cpu_curr[c];
+                if cur != 0 && cur != prev_pid {
+                    self.mismatched += 1;
+                    if let Some(&i) = self.by_pid.get(&cur) {
+                        let th = &mut self.threads[i as usize];
+                        if th.state == St::Running && th.cpu == l.cpu {
+                            th.state = St::Runnable;
+                            th.since = ts;
+                        }
+                    }
+                }
                 if prev_pid != 0 {
                     let p = self.thread(prev_pid, prev_comm, St::Running);
                     if self.threads[p as usize].state != St::Running {
@@ -402,17 +440,15 @@ impl Importer {
                         th.state = St::Running;
                         th.since = self.cpu_since[c];
                     }
+                    self.threads[p as usize].cpu = l.cpu;
                     self.charge(p, ts);
                     let th = &mut self.threads[p as usize];
                     th.prio = prev_prio;
-                    if !th.cpus.contains(&l.cpu) {
-                        th.cpus.push(l.cpu);
-                        th.cpus.sort_unstable();
-                    }
                     match left {
                         LeftAs::Runnable => {
                             th.nivcsw += 1;
                             th.state = St::Runnable;
+                            th.since = ts;
                         }
                         LeftAs::Blocked => {
                             th.nvcsw += 1;
@@ -433,17 +469,27 @@ impl Importer {
                     let n = self.thread(next_pid, next_comm, St::Runnable);
                     let th = &mut self.threads[n as usize];
                     th.prio = next_prio;
+                    if th.state == St::Running {
+                        // Still running elsewhere by the trace: its switch
+                        // out there was lost; its time since is not counted.
+                        self.mismatched += 1;
+                        th.state = St::Runnable;
+                    }
                     if th.state == St::Sleeping {
                         // Its wake-up is not in the trace.
                         let ns = ts.saturating_sub(th.since);
                         th.state = St::Runnable;
+                        th.since = ts;
                         self.push(n, Seg::Block { ns, waker: NIL });
                     }
                     let th = &mut self.threads[n as usize];
                     if let Some(w) = th.woken.take() {
                         th.latency.record(ts.saturating_sub(w));
                     }
+                    // Runnable since its wake-up or preemption (`since`).
+                    th.run_delay += ts.saturating_sub(th.since);
                     th.state = St::Running;
+                    th.cpu = l.cpu;
                     th.since = ts;
                 }
                 self.cpu_curr[c] = next_pid;
@@ -462,6 +508,7 @@ impl Importer {
                 th.woken = Some(ts);
                 th.state = St::Runnable;
                 let ns = ts.saturating_sub(th.since);
+                th.since = ts;
                 // The waker: the task the line came from, when it runs in
                 // task context.
                 let waker = match line_task {
@@ -533,6 +580,9 @@ impl Importer {
         let mut warnings = Vec::new();
         if self.out_of_order > 0 {
             warnings.push(format!("{} line(s) went back in time; they were taken at the latest time seen", self.out_of_order));
+        }
+        if self.mismatched > 0 {
+            warnings.push(format!("{} switch(es) did not follow from the previous one on their CPU (events lost); the time in between is not counted", self.mismatched));
         }
         let rt = self.threads.iter().filter(|t| t.prio < 100 && t.cpu_time > 0).count();
         if rt > 0 {
@@ -698,8 +748,8 @@ impl Trace {
             if let Some(g) = t.tgid {
                 let _ = writeln!(out, "process = \"p{g}\"");
             }
-            if o.pin && t.cpus.len() == 1 {
-                let _ = writeln!(out, "affinity = \"{}\"", t.cpus[0]);
+            if let Some(c) = o.pin.then(|| t.home_cpu()).flatten() {
+                let _ = writeln!(out, "affinity = \"{c}\"");
             }
             if t.start > self.start {
                 let _ = writeln!(out, "start = \"{}ns\"", t.start - self.start);

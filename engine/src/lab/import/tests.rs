@@ -163,3 +163,54 @@ fn rtapp_subset() {
     let e = rtapp::to_scenario(r#"{"tasks": {"t": {"frobnicate": 1}}}"#, &Options::default()).unwrap_err();
     assert!(e.to_string().contains("tasks.t.frobnicate: unknown rt-app event"), "{e}");
 }
+
+/// The traces recorded on this machine (scripts/record-traces).
+fn recorded(name: &str) -> Trace {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/traces").join(name);
+    read_trace(std::io::BufReader::new(std::fs::File::open(p).unwrap()), false).unwrap()
+}
+
+#[test]
+fn recorded_traces_are_consistent() {
+    for name in ["nice.perf.txt", "periodic.perf.txt", "pingpong.perf.txt"] {
+        let t = recorded(name);
+        assert_eq!((t.format, t.cpus), ("perf sched script", 2), "{name}");
+        // Slices of one CPU cannot overlap: per CPU the threads' CPU time
+        // adds up to at most the trace's length.
+        for cpu in 0..2u32 {
+            let busy: u64 = t.threads.iter().flat_map(|th| th.cpus.iter()).filter(|c| c.0 == cpu).map(|c| c.1).sum();
+            assert!(busy <= t.duration(), "{name}: CPU {cpu} busy {busy} > {}", t.duration());
+        }
+        let sc = t.to_scenario(&Options { pin: true, ..Options::default() });
+        crate::lab::scenario::parse(&sc).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+#[test]
+fn recorded_nice_hogs_share_by_weight() {
+    // Two hogs pinned to CPU 0 at nice 0 and 5, beside other load: whoever
+    // else ran, each got CPU in proportion to its weight while both were
+    // runnable: 1024 : 335 (sched_prio_to_weight) = 3.06, within 5 %.
+    let t = recorded("nice.perf.txt");
+    let hogs: Vec<&Thread> = t.threads.iter().filter(|x| x.comm == "python3" && x.home_cpu() == Some(0) && x.nvcsw <= 2).collect();
+    assert_eq!(hogs.len(), 2, "{:?}", hogs.iter().map(|h| (h.pid, h.prio, h.cpu_time)).collect::<Vec<_>>());
+    let (n0, n5) = if hogs[0].prio == 120 { (hogs[0], hogs[1]) } else { (hogs[1], hogs[0]) };
+    assert_eq!((n0.prio, n5.prio), (120, 125));
+    let ratio = n0.cpu_time as f64 / n5.cpu_time as f64;
+    assert!((ratio / (1024.0 / 335.0) - 1.0).abs() < 0.05, "{ratio}");
+}
+
+#[test]
+fn recorded_ping_pong_pairs_up() {
+    // Each of the two processes blocks in read() until the other writes:
+    // every wake-up of one comes from the other, so they are partners and
+    // the replay passes messages between them.
+    let t = recorded("pingpong.perf.txt");
+    let p = t.partners(true);
+    let busy: Vec<usize> = (0..t.threads.len()).filter(|&i| t.threads[i].comm == "python3" && t.threads[i].nvcsw > 100).collect();
+    assert_eq!(busy.len(), 2);
+    assert_eq!(p[busy[0]], busy[1] as u32);
+    assert_eq!(p[busy[1]], busy[0] as u32);
+    let sc = t.to_scenario(&Options::default());
+    assert!(sc.contains(&format!("send wake_{}", t.threads[busy[0]].pid)) && sc.contains(&format!("recv wake_{}", t.threads[busy[1]].pid)));
+}

@@ -38,6 +38,9 @@ pub enum Event<'a> {
     Other,
 }
 
+/// The `pid` of a line whose task the tool could not name (perf's `-1`).
+pub const UNKNOWN_PID: u32 = u32::MAX;
+
 /// A parsed line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Line<'a> {
@@ -173,6 +176,11 @@ fn parse_head(head: &str) -> Result<(&str, u32, Option<u32>, u32, bool), Fault> 
     }
     let pid: u32 = task[task.len() - digits..].parse().map_err(|_| bad())?;
     let sep = task.as_bytes()[task.len() - digits - 1];
+    // perf prints `:-1 -1` for a task it has no comm and pid for (one
+    // exiting): a pid of -1 as its own token.
+    if sep == b'-' && (task.len() == digits + 1 || matches!(task.as_bytes()[task.len() - digits - 2], b' ' | b'\t')) {
+        return Ok((task[..task.len() - digits - 1].trim_end(), UNKNOWN_PID, tgid, cpu, irq));
+    }
     let comm = match sep {
         b'-' => &task[..task.len() - digits - 1],
         b' ' | b'\t' => task[..task.len() - digits].trim_end(),
@@ -356,6 +364,10 @@ mod tests {
         // Newer trace-cmd: CPU and flags in one token, no brackets.
         let l = ev(" migrate-953     2d.h2.   266.971938: sched_waking:         comm=migrate pid=957 prio=90 target_cpu=002");
         assert_eq!((l.comm, l.pid, l.cpu, l.irq), ("migrate", 953, 2, true));
+        // perf's unknown task (an exiting one).
+        let l = ev("             :-1    -1 [000]  5449.237144:       sched:sched_switch: prev_comm=opt cgu.04 prev_pid=7613 prev_prio=120 prev_state=X ==> next_comm=rustc next_pid=7506 next_prio=120");
+        assert_eq!((l.comm, l.pid), (":-1", UNKNOWN_PID));
+        assert!(matches!(l.event, Event::Switch { prev_comm: "opt cgu.04", left: LeftAs::Dead, .. }));
         // Numeric prev_state (old format strings): 128 = TASK_DEAD.
         let l = ev(" kworker/1:0-17144 [001]  7510.995838: sched_switch:          prev_comm=kworker/1:0 prev_pid=17144 prev_prio=120 prev_state=128 ==> next_comm=ksoftirqd/1 next_pid=20 next_prio=120");
         assert!(matches!(l.event, Event::Switch { left: LeftAs::Dead, .. }));

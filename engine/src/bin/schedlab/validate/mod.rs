@@ -22,6 +22,7 @@ mod plan;
 mod procfs;
 mod report;
 mod topology;
+mod trace;
 
 #[cfg(target_os = "linux")]
 mod ipc;
@@ -174,7 +175,10 @@ pub struct Report {
 /// Runs `schedlab validate` with command-line arguments.
 pub fn cmd(args: &[String]) -> Result<String, String> {
     if args.iter().any(|a| a == "-h" || a == "--help") {
-        return Ok(format!("{USAGE}\n"));
+        return Ok(format!("{USAGE}\n{}\n", trace::USAGE));
+    }
+    if args.iter().any(|a| a == "--trace") {
+        return trace::cmd(args);
     }
     let opts = Options::parse(args)?;
     let text = if opts.path == "-" {
