@@ -61,6 +61,29 @@ pub fn sanitize_comm(name: &str) -> String {
     }
 }
 
+/// Appends `v` in decimal, right-aligned to `width` with spaces (or zeros);
+/// returns the number of characters written.
+fn push_dec(s: &mut String, v: u64, width: usize, zeros: bool) -> usize {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut x = v;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (x % 10) as u8;
+        x /= 10;
+        if x == 0 {
+            break;
+        }
+    }
+    let digits = buf.len() - i;
+    for _ in digits..width {
+        s.push(if zeros { '0' } else { ' ' });
+    }
+    // ASCII digits only.
+    s.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
+    digits.max(width)
+}
+
 /// Streams a run's event log as ftrace text.
 pub struct FtraceExport<W: Write> {
     out: W,
@@ -160,11 +183,12 @@ impl<W: Write> FtraceExport<W> {
         Ok(self.out)
     }
 
-    fn comm_of(&self, task: u32, cpu: u32) -> String {
+    /// Writes the comm of `task` (`swapper/N` for idle) to the line.
+    fn push_comm(&mut self, task: u32, cpu: u32) {
         if task == NIL {
-            format!("swapper/{cpu}")
+            let _ = write!(self.line, "swapper/{cpu}");
         } else {
-            self.comm[task as usize].clone()
+            self.line.push_str(&self.comm[task as usize]);
         }
     }
 
@@ -181,12 +205,30 @@ impl<W: Write> FtraceExport<W> {
         } else {
             (self.comm[task as usize].as_str(), self.pid[task as usize], self.tgid[task as usize])
         };
-        let _ = write!(
-            self.line,
-            "{name:>16}-{pid:<7} ({tgid:>5}) [{cpu:03}] {flags} {}.{:09}: {event}: ",
-            time / 1_000_000_000,
-            time % 1_000_000_000
-        );
+        // By hand rather than with write!: this runs for every line.
+        let l = &mut self.line;
+        for _ in name.len()..16 {
+            l.push(' ');
+        }
+        l.push_str(name);
+        l.push('-');
+        let w = push_dec(l, pid as u64, 0, false);
+        for _ in w..7 {
+            l.push(' ');
+        }
+        l.push_str(" (");
+        push_dec(l, tgid as u64, 5, false);
+        l.push_str(") [");
+        push_dec(l, cpu as u64, 3, true);
+        l.push_str("] ");
+        l.push_str(flags);
+        l.push(' ');
+        push_dec(l, time / 1_000_000_000, 0, false);
+        l.push('.');
+        push_dec(l, time % 1_000_000_000, 9, true);
+        l.push_str(": ");
+        l.push_str(event);
+        l.push_str(": ");
     }
 
     fn end(&mut self) -> io::Result<()> {
@@ -202,6 +244,16 @@ impl<W: Write> FtraceExport<W> {
     fn counter(&mut self, owner: u32, cpu: u32, time: u64, tgid: u32, name: std::fmt::Arguments, value: i64) -> io::Result<()> {
         self.begin(owner, cpu, "....", time, "tracing_mark_write");
         let _ = write!(self.line, "C|{tgid}|{name}|{value}");
+        self.end()
+    }
+
+    /// `C|tgid|WHAT comm|value` for a task.
+    fn task_counter(&mut self, task: u32, cpu: u32, time: u64, what: &str, value: i64) -> io::Result<()> {
+        self.begin(task, cpu, "....", time, "tracing_mark_write");
+        let t = task as usize;
+        let _ = write!(self.line, "C|{}|{what} ", self.tgid[t]);
+        self.line.push_str(&self.comm[t]);
+        let _ = write!(self.line, "|{value}");
         self.end()
     }
 
@@ -284,9 +336,8 @@ impl<W: Write> FtraceExport<W> {
                 Record::Pick { cpu, task, v, vruntime, .. } if self.counters => {
                     self.counter(COUNTER_OWNER, cpu, time, COUNTER_PID, format_args!("V cpu{cpu}"), v as i64)?;
                     if task != NIL {
-                        let (tg, comm) = (self.tgid[task as usize], self.comm[task as usize].clone());
-                        self.counter(task, cpu, time, tg, format_args!("vruntime {comm}"), vruntime as i64)?;
-                        self.counter(task, cpu, time, tg, format_args!("lag {comm}"), v.wrapping_sub(vruntime) as i64)?;
+                        self.task_counter(task, cpu, time, "vruntime", vruntime as i64)?;
+                        self.task_counter(task, cpu, time, "lag", v.wrapping_sub(vruntime) as i64)?;
                     }
                 }
                 Record::Switch { cpu, prev, next, voluntary } => {
@@ -306,16 +357,16 @@ impl<W: Write> FtraceExport<W> {
                     } else {
                         "R+"
                     };
-                    let (pc, nc) = (self.comm_of(prev, cpu), self.comm_of(next, cpu));
                     let pp = if prev == NIL { 0 } else { self.pid[prev as usize] };
                     let np = if next == NIL { 0 } else { self.pid[next as usize] };
                     let ppr = if prev == NIL { 120 } else { self.prio[prev as usize] };
                     let npr = if next == NIL { 120 } else { self.prio[next as usize] };
                     self.begin(prev, cpu, "d..2", time, "sched_switch");
-                    let _ = write!(
-                        self.line,
-                        "prev_comm={pc} prev_pid={pp} prev_prio={ppr} prev_state={state} ==> next_comm={nc} next_pid={np} next_prio={npr}"
-                    );
+                    self.line.push_str("prev_comm=");
+                    self.push_comm(prev, cpu);
+                    let _ = write!(self.line, " prev_pid={pp} prev_prio={ppr} prev_state={state} ==> next_comm=");
+                    self.push_comm(next, cpu);
+                    let _ = write!(self.line, " next_pid={np} next_prio={npr}");
                     self.end()?;
                     self.curr[c] = next;
                     if actor == prev {
