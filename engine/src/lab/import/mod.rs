@@ -11,7 +11,7 @@
 //!   model decides those), then `sleep D` for the time until it was woken;
 //! - where one task woke it (at least [`WAKER_SHARE`] of its wake-ups came
 //!   from the same thread, not from an interrupt), the sleep is a `recv`
-//!   on a channel of its own (`wake_PID`) and the waker's program `send`s
+//!   on a channel of its own (`to_NAME`) and the waker's program `send`s
 //!   one message to it at the point of its burst where it woke it (pipes,
 //!   futexes, condition variables). A channel counts: a wake that comes
 //!   before the wait is kept, not lost, so the replay cannot stall when
@@ -268,7 +268,7 @@ impl Importer {
     /// The thread of `pid`, created on first sight in state `st` (as of the
     /// trace start).
     fn thread(&mut self, pid: u32, comm: &str, st: St) -> u32 {
-        if let Some(&i) = self.by_pid.get(&pid) {
+        if let Some(&i) = self.by_pid.get(&pid).filter(|&&i| self.threads[i as usize].state != St::Dead) {
             if !comm.is_empty() && comm != "<...>" && self.threads[i as usize].comm != comm {
                 self.threads[i as usize].comm = comm.to_string();
             }
@@ -371,7 +371,7 @@ impl Importer {
     /// The task that emitted a line is running on its CPU (since the CPU's
     /// last switch, if this is the first sight of it).
     fn current(&mut self, pid: u32, comm: &str, cpu: u32) -> u32 {
-        let fresh = !self.by_pid.contains_key(&pid);
+        let fresh = self.by_pid.get(&pid).is_none_or(|&i| self.threads[i as usize].state == St::Dead);
         let t = self.thread(pid, comm, St::Running);
         if fresh {
             self.threads[t as usize].since = self.cpu_since[cpu as usize];
@@ -523,7 +523,7 @@ impl Importer {
                 }
             }
             Event::WakeupNew { comm, pid, prio, .. } => {
-                let fresh = !self.by_pid.contains_key(&pid);
+                let fresh = self.by_pid.get(&pid).is_none_or(|&i| self.threads[i as usize].state == St::Dead);
                 let t = self.thread(pid, comm, St::Runnable);
                 let th = &mut self.threads[t as usize];
                 th.prio = prio;
@@ -704,7 +704,16 @@ impl Trace {
     /// The scenario (TOML) that replays this trace.
     pub fn to_scenario(&self, o: &Options) -> String {
         let partner = self.partners(o.wakers);
-        let names: Vec<String> = self.threads.iter().map(|t| task_name(&t.comm, t.pid)).collect();
+        // A pid the trace reuses (a thread exited, another got its pid)
+        // gets `.N`-free suffixes: COMM-PID, COMM-PID-2, ...
+        let mut names: Vec<String> = Vec::with_capacity(self.threads.len());
+        let mut seen: HashMap<String, u32> = HashMap::new();
+        for t in &self.threads {
+            let base = task_name(&t.comm, t.pid);
+            let n = seen.entry(base.clone()).or_insert(0);
+            *n += 1;
+            names.push(if *n == 1 { base } else { format!("{base}-{n}") });
+        }
         let replayed: Vec<bool> = self.threads.iter().map(|t| t.cpu_time > 0).collect();
         let mut out = String::new();
         let _ = writeln!(
@@ -723,16 +732,16 @@ impl Trace {
             "# Each task replays its thread's {}: `run` is CPU time between blocking, `sleep` the time until it was woken,",
             if o.fit { "fitted bursts and sleeps" } else { "observed bursts and sleeps" }
         );
-        let _ = writeln!(out, "# `recv wake_PID` / `send wake_PID` where one thread did the waking. Task names are COMM-PID.");
+        let _ = writeln!(out, "# `recv to_NAME` / `send to_NAME` where one thread did the waking. Task names are COMM-PID.");
         for w in &self.warnings {
             let _ = writeln!(out, "# warning: {w}");
         }
         let _ = writeln!(out, "\n[sim]\nduration = \"{}ns\"\nkernel = \"{}\"\nhz = {}\n", self.duration().max(1), o.kernel, o.hz);
         out += &topology_toml(self.cpus, o.topology.as_deref());
         // One channel per thread woken by a partner; sends never block.
-        for (i, t) in self.replayed() {
+        for (i, _) in self.replayed() {
             if partner[i] != NIL && replayed[partner[i] as usize] {
-                let _ = write!(out, "\n[[channel]]\nname = \"wake_{}\"\ncapacity = {}\n", t.pid, 1u64 << 40);
+                let _ = write!(out, "\n[[channel]]\nname = \"to_{}\"\ncapacity = {}\n", names[i], 1u64 << 40);
             }
         }
         // Threads asleep when the trace starts come first: forked first at
@@ -740,7 +749,7 @@ impl Trace {
         let mut order: Vec<(usize, &Thread)> = self.replayed().collect();
         order.sort_by_key(|(_, t)| (t.start, !matches!(t.segs.first(), Some(Seg::Block { .. }))));
         for (i, t) in order {
-            let program = if o.fit { self.fit_program(i, &partner, &replayed) } else { self.seq_program(i, &partner, &replayed) };
+            let program = if o.fit { self.fit_program(i, &partner, &names, &replayed) } else { self.seq_program(i, &partner, &names, &replayed) };
             if program.is_empty() {
                 continue;
             }
@@ -760,7 +769,7 @@ impl Trace {
     }
 
     /// The observed sequence, statement by statement.
-    fn seq_program(&self, i: usize, partner: &[u32], replayed: &[bool]) -> String {
+    fn seq_program(&self, i: usize, partner: &[u32], names: &[String], replayed: &[bool]) -> String {
         let me = i as u32;
         let mut out = String::new();
         let mut n = 0usize;
@@ -778,7 +787,7 @@ impl Trace {
                         stmt(&mut out, format_args!("run {}ns", std::mem::take(&mut pending_run)));
                     }
                     if waker != NIL && partner[i] == waker && replayed[waker as usize] {
-                        stmt(&mut out, format_args!("recv wake_{}", self.threads[i].pid));
+                        stmt(&mut out, format_args!("recv to_{}", names[i]));
                     } else {
                         // A zero-length sleep still leaves the CPU.
                         stmt(&mut out, format_args!("sleep {}ns", ns.max(1)));
@@ -789,7 +798,7 @@ impl Trace {
                         if pending_run > 0 {
                             stmt(&mut out, format_args!("run {}ns", std::mem::take(&mut pending_run)));
                         }
-                        stmt(&mut out, format_args!("send wake_{}", self.threads[target as usize].pid));
+                        stmt(&mut out, format_args!("send to_{}", names[target as usize]));
                     }
                 }
                 Seg::Exit => {
@@ -811,7 +820,7 @@ impl Trace {
     }
 
     /// A loop over fitted distributions.
-    fn fit_program(&self, i: usize, partner: &[u32], replayed: &[bool]) -> String {
+    fn fit_program(&self, i: usize, partner: &[u32], names: &[String], replayed: &[bool]) -> String {
         let t = &self.threads[i];
         let f = &t.fit;
         if f.sleeps.n == 0 {
@@ -821,11 +830,11 @@ impl Trace {
         let bursts = f.bursts.n.max(1) as f64;
         for &(target, count) in &f.wakes {
             if partner[target as usize] == i as u32 && replayed[target as usize] && count as f64 >= 0.5 * bursts {
-                let _ = write!(body, "; send wake_{}", self.threads[target as usize].pid);
+                let _ = write!(body, "; send to_{}", names[target as usize]);
             }
         }
         if partner[i] != NIL && replayed[partner[i] as usize] {
-            let _ = write!(body, "; recv wake_{}", t.pid);
+            let _ = write!(body, "; recv to_{}", names[i]);
         } else {
             let _ = write!(body, "; sleep {}", dist(&f.sleeps));
         }

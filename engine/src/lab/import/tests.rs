@@ -40,8 +40,8 @@ fn ping_pong_becomes_wake_and_wait() {
     let sc = t.to_scenario(&Options::default());
     // a: run 100 µs, wake b, run 1 µs (to its block), wait, ...; a
     // channel per woken thread.
-    assert!(sc.contains("[[channel]]\nname = \"wake_102\""), "{sc}");
-    assert!(sc.contains("run 100000ns; send wake_102; run 1000ns; recv wake_101; run 100000ns; send wake_102; run 1000ns"), "{sc}");
+    assert!(sc.contains("[[channel]]\nname = \"to_b-102\""), "{sc}");
+    assert!(sc.contains("run 100000ns; send to_b-102; run 1000ns; recv to_a-101; run 100000ns; send to_b-102; run 1000ns"), "{sc}");
     assert!(sc.contains("[topology]\npreset = \"1cpu\""), "{sc}");
     // The scenario runs; in the model the two strictly alternate too.
     let (mut sim, _) = crate::from_text(&sc, &crate::Overrides::default(), crate::LogMode::HashOnly).unwrap();
@@ -54,7 +54,7 @@ fn ping_pong_becomes_wake_and_wait() {
     assert_eq!(get("b-102").nr_voluntary_switches, 2);
     // Without waker inference every wait is a sleep.
     let sc2 = t.to_scenario(&Options { wakers: false, ..Options::default() });
-    assert!(!sc2.contains("recv wake_1") && !sc2.contains("send wake_1") && sc2.contains("run 101000ns; sleep 49000ns; run 101000ns; sleep 50000ns"), "{sc2}");
+    assert!(!sc2.contains("recv to_a") && !sc2.contains("send to_b") && sc2.contains("run 101000ns; sleep 49000ns; run 101000ns; sleep 50000ns"), "{sc2}");
 }
 
 #[test]
@@ -92,7 +92,7 @@ fn fit_summarises_bursts() {
     // Bursts of a: 101 µs and 101 µs (the wake splits nothing in a fit).
     assert_eq!((a.fit.bursts.n, a.fit.bursts.mean as u64), (2, 101_000));
     let sc = t.to_scenario(&Options { fit: true, ..Options::default() });
-    assert!(sc.contains("loop { run 101000ns; send wake_102; recv wake_101 }"), "{sc}");
+    assert!(sc.contains("loop { run 101000ns; send to_b-102; recv to_a-101 }"), "{sc}");
     crate::from_text(&sc, &crate::Overrides::default(), crate::LogMode::HashOnly).unwrap();
 }
 
@@ -212,5 +212,6 @@ fn recorded_ping_pong_pairs_up() {
     assert_eq!(p[busy[0]], busy[1] as u32);
     assert_eq!(p[busy[1]], busy[0] as u32);
     let sc = t.to_scenario(&Options::default());
-    assert!(sc.contains(&format!("send wake_{}", t.threads[busy[0]].pid)) && sc.contains(&format!("recv wake_{}", t.threads[busy[1]].pid)));
+    let name = |i: usize| task_name(&t.threads[i].comm, t.threads[i].pid);
+    assert!(sc.contains(&format!("send to_{}", name(busy[0]))) && sc.contains(&format!("recv to_{}", name(busy[1]))));
 }

@@ -373,7 +373,7 @@ fn round_trip_through_the_importer() {
     }
     // The pipe pair becomes a wake/wait pair; the timer sleeper sleeps.
     let sc = tr.to_scenario(&import::Options::default());
-    assert!(sc.contains("send wake_1001") && sc.contains("recv wake_1001"), "{sc}");
+    assert!(sc.contains("send to_pong-1001") && sc.contains("recv to_pong-1001"), "{sc}");
     let tick = sc.split("[[task]]").find(|t| t.contains("name = \"tick-1002\"")).unwrap();
     assert!(tick.contains("sleep 3000000ns") && !tick.contains("recv"), "{tick}");
     // Import → replay → export: the replay's export imports to nearly the
