@@ -80,19 +80,8 @@ pub fn validate(args: &[String]) -> Result<(Vec<report::Row>, String, bool), Str
             .iter()
             .map(|k| {
                 let i = res.tasks.iter().position(|t| t.name == k.name).ok_or_else(|| format!("replay has no task {}", k.name))?;
-                let t = &res.tasks[i];
                 let lat: &Hist = &sim.sched().tasks[i].stats.wakeup_latency;
-                Ok(TaskMeasure {
-                    name: t.name.clone(),
-                    cpu_time_ns: t.cpu_time_ns,
-                    nr_voluntary_switches: t.nr_voluntary_switches,
-                    nr_involuntary_switches: t.nr_involuntary_switches,
-                    nr_migrations: t.nr_migrations,
-                    run_delay_ns: Some(t.run_delay_ns),
-                    wakeup_latency_ns: t.wakeup_latency_ns,
-                    wakeup_latency_deciles_ns: deciles(lat),
-                    ops: 0,
-                })
+                Ok(TaskMeasure::from_model(&res.tasks[i], lat))
             })
             .collect();
         model.push(run?);
