@@ -439,5 +439,6 @@ pub fn export_scenario(text: &str, ov: &crate::Overrides) -> Result<String, Stri
     String::from_utf8(out).map_err(|e| e.to_string())
 }
 
-#[cfg(test)]
+// Native only: the tests restate Perfetto's grammar with the regex crate.
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
