@@ -471,6 +471,7 @@ pub fn LecturePage() -> impl IntoView {
                 <aside class="side">
                     <ScenarioPanel />
                     <FeaturesPanel />
+                    <crate::views::traces::TracePanel />
                 </aside>
                 <main class="main">
                     <Controls />

@@ -14,6 +14,7 @@ mod progress;
 mod reproduce;
 mod run;
 mod study;
+mod traces;
 mod validate;
 
 use std::process::ExitCode;
@@ -43,6 +44,9 @@ enum Command {
     Study(study::Args),
     /// The seed mails' tables beside the model's, cell by cell, with agreement
     Reproduce(reproduce::Args),
+    /// A recorded trace (perf sched / trace-cmd text, rt-app JSON) as a scenario that replays it
+    #[command(long_about = traces::IMPORT_ABOUT)]
+    Import(traces::Args),
     /// The tasks and channels the scenario's `[[workload]]` macros become (TOML)
     Expand(explain::ExpandArgs),
     /// What the first events did and why, in words
@@ -77,6 +81,7 @@ impl Command {
             Command::Compare(a) => compare::cmd(a),
             Command::Study(a) => study::cmd(a),
             Command::Reproduce(a) => reproduce::cmd(a),
+            Command::Import(a) => traces::cmd(a),
             Command::Expand(a) => explain::expand(a),
             Command::Explain(a) => explain::cmd(a),
             Command::Validate(a) => validate::cmd(a),

@@ -39,6 +39,9 @@ pub struct Args {
     /// How often --signals samples
     #[arg(long, value_name = "D", default_value = "1ms", value_parser = crate::positive_duration, requires = "signals")]
     pub signals_period: u64,
+    /// Write the run as ftrace text, which Perfetto UI opens (README, "Traces")
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<String>,
 }
 
 impl Args {
@@ -57,13 +60,16 @@ pub fn cmd(a: Args) -> Result<String, String> {
     let text = a.scenario.read()?;
     let path = &a.scenario.path;
     let (json, log, all_tasks) = (a.json, a.log, a.tasks);
-    let mode = if log { LogMode::Full } else { LogMode::HashOnly };
+    let mode = if log || a.trace.is_some() { LogMode::Full } else { LogMode::HashOnly };
     let (mut sim, cfg) = from_text(&text, &a.overrides(), mode).map_err(|e| format!("{path}: {e}"))?;
     if a.signals.is_some() {
         sim.enable_signals(a.signals_period);
     }
     let busy = progress::busy(format!("running {path}"));
-    sim.run();
+    match &a.trace {
+        Some(t) => crate::traces::run_with_trace(&mut sim, t, &format!("{path}: kernel {} seed {}", cfg.kernel, cfg.seed), log)?,
+        None => sim.run(),
+    }
     drop(busy);
     let res = sim.results(&cfg.kernel);
     if let (Some(file), Some(sig)) = (&a.signals, &sim.signals) {

@@ -14,12 +14,27 @@ pipes (messages of 4096 / capacity bytes), wake/wait as futexes;
 call/reply are refused. Linux only.
 
 Test hook: SCHEDLAB_VALIDATE_INJECT=TASK@D makes task number TASK fail D
-into each run.";
+into each run.
+
+With --trace TRACE instead of SCENARIO: imports the recorded trace as
+`schedlab import` does (--pin, --no-wakers, --kernel, --hz, --topology),
+replays it in the model over --reps seeds and compares, per thread that
+used at least --min-share % of one CPU, what the trace measured with what
+the replay did: CPU share, switches, migrations, run delay, wake-up latency.";
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// A TOML or JSON scenario file; `-` reads stdin
+    #[arg(value_name = "SCENARIO", value_hint = clap::ValueHint::FilePath, required_unless_present = "trace", conflicts_with = "trace")]
+    pub scenario: Option<String>,
+    /// A recorded trace (perf sched script / trace-cmd report text) against the model's replay of it
+    #[arg(long, value_name = "TRACE", value_hint = clap::ValueHint::FilePath)]
+    pub trace: Option<String>,
+    /// With --trace: compare the threads that used at least PCT % of one CPU
+    #[arg(long, value_name = "PCT", default_value_t = 1.0, value_parser = percent, requires = "trace")]
+    pub min_share: f64,
     #[command(flatten)]
-    pub scenario: ScenarioArg,
+    pub import: crate::traces::ImportOptions,
     /// Real repetitions and model seeds
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub reps: u32,
@@ -43,7 +58,7 @@ pub struct Args {
 impl Args {
     pub fn options(&self, inject: Option<(usize, u64)>) -> Options {
         Options {
-            path: self.scenario.path.clone(),
+            path: self.scenario.clone().unwrap_or_default(),
             reps: self.reps,
             retry: self.retry,
             duration: self.duration,
@@ -54,10 +69,19 @@ impl Args {
     }
 }
 
+fn percent(s: &str) -> Result<f64, String> {
+    s.parse().ok().filter(|p: &f64| (0.0..=100.0).contains(p)).ok_or_else(|| format!("`{s}` is not a percentage"))
+}
+
 pub fn cmd(a: Args) -> Result<String, String> {
+    if let Some(path) = &a.trace {
+        let o = a.import.options(path, false);
+        let (rows, head) = schedlab_validate::trace::validate(crate::traces::open(path)?, path, &o, a.reps as u64, a.min_share)?;
+        return schedlab_validate::trace::render(&rows, &head, a.json);
+    }
     let inject = std::env::var("SCHEDLAB_VALIDATE_INJECT").ok().map(|v| schedlab_validate::parse_inject(&v)).transpose()?;
     let opts = a.options(inject);
-    let text = a.scenario.read()?;
+    let text = ScenarioArg { path: opts.path.clone() }.read()?;
     let sc = schedlab_engine::lab::scenario::parse(&text).map_err(|e| format!("{}: {e}", opts.path))?;
     let bar = progress::bar(a.reps as u64, format!("validate {}: real repetitions", opts.path), "done");
     let report = schedlab_validate::validate(sc, &opts, &mut |done, _| bar.set_position(done as u64))?;

@@ -793,6 +793,7 @@ fn Pane(cmp: Cmp, side: usize) -> impl IntoView {
     view! {
         <section class="panel pane" data-testid=testid data-side=name>
             <div class="pane-head">
+                <crate::views::traces::TraceButtons ctx=ctx label=name />
                 <label class="config">
                     <span class="pane-name">{if side == 0 { "base" } else { "patch" }}</span>
                     <input

@@ -11,6 +11,7 @@ pub mod plots;
 pub mod scenario;
 pub mod timeline;
 pub mod topology;
+pub mod traces;
 pub mod tree;
 
 pub use controls::Controls;

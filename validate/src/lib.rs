@@ -30,6 +30,7 @@ mod plan;
 mod procfs;
 pub mod report;
 mod topology;
+pub mod trace;
 
 #[cfg(target_os = "linux")]
 mod ipc;

@@ -40,7 +40,7 @@ pub fn deciles(h: &Hist) -> Vec<u64> {
 
 impl TaskMeasure {
     /// The model's figures for one task, with its latency histogram.
-    fn from_model(t: &TaskResult, latency: &Hist) -> Self {
+    pub fn from_model(t: &TaskResult, latency: &Hist) -> Self {
         TaskMeasure {
             name: t.name.clone(),
             cpu_time_ns: t.cpu_time_ns,

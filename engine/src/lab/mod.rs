@@ -14,10 +14,13 @@
 //! | [`snapshot`], [`timeline`], [`explain`], [`player`] | what the viewer shows |
 //! | [`results`], [`compare`], [`study`] | run results, comparisons, study tables |
 //! | [`reproduce`] | the seed mails' tables beside the model's |
+//! | [`perfetto`], [`import`] | traces out (ftrace text for Perfetto) and in (perf sched / trace-cmd text, rt-app JSON → scenario) |
 
 pub mod build;
 pub mod compare;
 pub mod explain;
+pub mod import;
+pub mod perfetto;
 pub mod player;
 pub mod program;
 pub mod queue;

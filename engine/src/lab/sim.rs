@@ -125,6 +125,14 @@ impl Log {
     pub fn is_empty(&self) -> bool {
         self.records.is_empty()
     }
+
+    /// Drops the kept records (the hash and count stay): for a reader that
+    /// has consumed them and streams a long run (the trace export).
+    pub fn clear_kept(&mut self) {
+        self.records.clear();
+        self.marks.clear();
+        self.paths.clear();
+    }
 }
 
 /// A saved position: restore it to rewind.

@@ -1,0 +1,217 @@
+use super::*;
+
+fn trace(text: &str) -> Trace {
+    read_trace(text.as_bytes(), false).unwrap()
+}
+
+fn by_comm<'a>(t: &'a Trace, comm: &str) -> &'a Thread {
+    t.threads.iter().find(|x| x.comm == comm).unwrap_or_else(|| panic!("no thread {comm}"))
+}
+
+/// A pipe ping-pong as perf sched script prints it: `a` runs 100 µs,
+/// wakes `b` and blocks; `b` runs 50 µs, wakes `a` and blocks; twice.
+const PINGPONG: &str = "\
+               a   101 [000]     1.000000: sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=101 next_prio=120
+               a   101 [000]     1.000100: sched:sched_waking: comm=b pid=102 prio=120 target_cpu=000
+               a   101 [000]     1.000101: sched:sched_switch: prev_comm=a prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=b next_pid=102 next_prio=120
+               b   102 [000]     1.000150: sched:sched_waking: comm=a pid=101 prio=120 target_cpu=000
+               b   102 [000]     1.000152: sched:sched_switch: prev_comm=b prev_pid=102 prev_prio=120 prev_state=S ==> next_comm=a next_pid=101 next_prio=120
+               a   101 [000]     1.000252: sched:sched_waking: comm=b pid=102 prio=120 target_cpu=000
+               a   101 [000]     1.000253: sched:sched_switch: prev_comm=a prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=b next_pid=102 next_prio=120
+               b   102 [000]     1.000303: sched:sched_waking: comm=a pid=101 prio=120 target_cpu=000
+               b   102 [000]     1.000305: sched:sched_switch: prev_comm=b prev_pid=102 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+";
+
+#[test]
+fn ping_pong_becomes_wake_and_wait() {
+    let t = trace(PINGPONG);
+    let (a, b) = (by_comm(&t, "a"), by_comm(&t, "b"));
+    // a ran 1.000000–1.000101 and 1.000152–1.000253: 101 + 101 µs.
+    assert_eq!(a.cpu_time, 202_000);
+    // b ran 1.000101–1.000152 and 1.000253–1.000305: 51 + 52 µs.
+    assert_eq!(b.cpu_time, 103_000);
+    assert_eq!((a.nvcsw, a.nivcsw, b.nvcsw), (2, 0, 2));
+    // a was woken once (at 1.000150, ran at 1.000152): 2 µs.
+    assert_eq!((a.latency.count, a.latency.max), (1, 2_000));
+    // Every wake-up of each came from the other: partners.
+    let p = t.partners(true);
+    let (ia, ib) = (t.threads.iter().position(|x| x.comm == "a").unwrap(), t.threads.iter().position(|x| x.comm == "b").unwrap());
+    assert_eq!((p[ia], p[ib]), (ib as u32, ia as u32));
+    let sc = t.to_scenario(&Options::default());
+    // a: run 100 µs, wake b, run 1 µs (to its block), wait, ...; a
+    // channel per woken thread.
+    assert!(sc.contains("[[channel]]\nname = \"to_b-102\""), "{sc}");
+    assert!(sc.contains("run 100000ns; send to_b-102; run 1000ns; recv to_a-101; run 100000ns; send to_b-102; run 1000ns"), "{sc}");
+    assert!(sc.contains("[topology]\npreset = \"1cpu\""), "{sc}");
+    // The scenario runs; in the model the two strictly alternate too.
+    let (mut sim, _) = crate::from_text(&sc, &crate::Overrides::default(), crate::LogMode::HashOnly).unwrap();
+    sim.run();
+    let r = sim.results("6.18");
+    let get = |n: &str| r.tasks.iter().find(|x| x.name == n).unwrap_or_else(|| panic!("{n} in {sc}")).clone();
+    // The model charges a context switch (1 µs) per switch on top, so
+    // CPU times are the trace's plus switch costs.
+    assert!(get("a-101").cpu_time_ns >= 202_000 && get("a-101").cpu_time_ns <= 206_000, "{:?}", get("a-101"));
+    assert_eq!(get("b-102").nr_voluntary_switches, 2);
+    // Without waker inference every wait is a sleep.
+    let sc2 = t.to_scenario(&Options { wakers: false, ..Options::default() });
+    assert!(!sc2.contains("recv to_a") && !sc2.contains("send to_b") && sc2.contains("run 101000ns; sleep 49000ns; run 101000ns; sleep 50000ns"), "{sc2}");
+}
+
+#[test]
+fn preemption_does_not_split_a_burst_and_timers_are_sleeps() {
+    // h runs 0–4 ms, is preempted by p (woken from idle context), p runs
+    // 1 ms and sleeps, h runs on to 10 ms.
+    let text = "\
+  <idle>-0     [000] d..2  0.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=h next_pid=7 next_prio=125
+       h-7     [000] d.h2  0.003000: sched_waking: comm=p pid=8 prio=120 target_cpu=000
+       h-7     [000] d..2  0.004000: sched_switch: prev_comm=h prev_pid=7 prev_prio=125 prev_state=R+ ==> next_comm=p next_pid=8 next_prio=120
+       p-8     [000] d..2  0.005000: sched_switch: prev_comm=p prev_pid=8 prev_prio=120 prev_state=S ==> next_comm=h next_pid=7 next_prio=125
+       h-7     [000] d..2  0.010000: sched_switch: prev_comm=h prev_pid=7 prev_prio=125 prev_state=R ==> next_comm=h next_pid=7 next_prio=125
+";
+    let t = trace(text);
+    let h = by_comm(&t, "h");
+    // 4 ms + 5 ms, one burst (the preemption is the model's to decide).
+    assert_eq!(h.cpu_time, 9_000_000);
+    assert_eq!(h.nivcsw, 2);
+    assert_eq!(h.segs, vec![Seg::Run(9_000_000)]);
+    let p = by_comm(&t, "p");
+    // p was asleep from the trace start until its (hardirq) wake-up at
+    // 3 ms: a sleep, not a wake from h; latency 4 − 3 = 1 ms.
+    assert_eq!(p.segs, vec![Seg::Block { ns: 3_000_000, waker: NIL }, Seg::Run(1_000_000), Seg::Block { ns: 5_000_000, waker: NIL }]);
+    assert_eq!(p.latency.max, 1_000_000);
+    let sc = t.to_scenario(&Options { pin: true, ..Options::default() });
+    assert!(sc.contains("name = \"h-7\"\nnice = 5\naffinity = \"0\""), "{sc}");
+    assert!(sc.contains("sleep 3000000ns; run 1000000ns; sleep 5000000ns"), "{sc}");
+}
+
+#[test]
+fn fit_summarises_bursts() {
+    let t = read_trace(PINGPONG.as_bytes(), true).unwrap();
+    let a = by_comm(&t, "a");
+    assert!(a.segs.is_empty());
+    // Bursts of a: 101 µs and 101 µs (the wake splits nothing in a fit).
+    assert_eq!((a.fit.bursts.n, a.fit.bursts.mean as u64), (2, 101_000));
+    let sc = t.to_scenario(&Options { fit: true, ..Options::default() });
+    assert!(sc.contains("loop { run 101000ns; send to_b-102; recv to_a-101 }"), "{sc}");
+    crate::from_text(&sc, &crate::Overrides::default(), crate::LogMode::HashOnly).unwrap();
+}
+
+#[test]
+fn distributions() {
+    let mut a = Acc::default();
+    for v in [100, 100, 100] {
+        a.add(v);
+    }
+    assert_eq!(dist(&a), "100ns");
+    // 0, 100, 200: mean 100, sd 100 (CV 1) → exponential.
+    let mut a = Acc::default();
+    for v in [0, 100, 200] {
+        a.add(v);
+    }
+    assert_eq!(dist(&a), "exp(100ns)");
+    // 90, 100, 110: mean 100, sd 10 (CV 0.1) → uniform(100 − √3·10, 100 + √3·10) = (83, 117), clamped to [90, 110].
+    let mut a = Acc::default();
+    for v in [90, 100, 110] {
+        a.add(v);
+    }
+    assert_eq!(dist(&a), "uniform(90ns, 110ns)");
+}
+
+#[test]
+fn errors_name_the_line() {
+    let text = "# tracer: nop\n  a-1 [000] 1.000000: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n  a-1 [000] 1.000001: sched_switch: prev_comm=a prev_pid=1\n";
+    let e = read_trace(text.as_bytes(), false).unwrap_err();
+    assert_eq!(e.line, Some(3), "{e}");
+    assert!(e.to_string().starts_with("line 3: sched_switch: expected `prev_prio=`"), "{e}");
+    let e = read_trace("just words\n".as_bytes(), false).unwrap_err();
+    assert_eq!(e.line, Some(1));
+    let e = read_trace("# tracer: nop\n".as_bytes(), false).unwrap_err();
+    assert!(e.to_string().contains("no scheduler events"), "{e}");
+    let e = read_trace("  a-1 [99999] 1.0: sched_switch: x\n".as_bytes(), false).unwrap_err();
+    assert_eq!(e.line, Some(1));
+}
+
+#[test]
+fn rtapp_subset() {
+    let json = r#"/* two tasks */ {
+      "global": { "duration": 2, "default_policy": "SCHED_OTHER" },
+      "tasks": {
+        "producer": { "priority": -5, "loop": -1, "run": 5000, "resume": "consumer", "run": 5000, "sleep": 10000, "cpus": [0, 1] },
+        "consumer": { "instance": 1, "suspend": "consumer", "run": 2000, "taskgroup": "/bg/low" },
+        "ticker": { "instance": 2, "phases": { "p1": { "loop": 3, "run": 1000, "timer": { "ref": "t", "period": 4000 } }, "p2": { "sleep": 1000 } }, "delay": 500 }
+      }
+    }"#;
+    let sc = rtapp::to_scenario(json, &Options::default()).unwrap();
+    // Duplicate keys keep their order: run, resume, run, sleep.
+    assert!(sc.contains("program = \"loop { run 5000us; wake consumer; run 5000us; sleep 10000us }\""), "{sc}");
+    assert!(sc.contains("nice = -5"));
+    assert!(sc.contains("affinity = \"0,1\""));
+    assert!(sc.contains("[[group]]\nname = \"bg\"\n\n[[group]]\nname = \"bg_low\"\nparent = \"bg\""), "{sc}");
+    // timer: 4000 µs period less the 1000 µs run before it.
+    assert!(sc.contains("count = 2") && sc.contains("loop { loop 3 { run 1000us; sleep 3000us }; sleep 1000us }"), "{sc}");
+    assert!(sc.contains("start = \"500us\""));
+    assert!(sc.contains("duration = \"2000ms\""));
+    let (mut sim, _) = crate::from_text(&sc, &crate::Overrides::default(), crate::LogMode::HashOnly).unwrap();
+    sim.run();
+    // Errors name the key.
+    let e = rtapp::to_scenario(r#"{"tasks": {"t": {"run": "x"}}}"#, &Options::default()).unwrap_err();
+    assert_eq!(e.to_string(), "tasks.t.run: expected an integer, found a string");
+    let e = rtapp::to_scenario(r#"{"tasks": {"t": {"resume": "nobody"}}}"#, &Options::default()).unwrap_err();
+    assert!(e.to_string().starts_with("tasks.t.resume: no task named `nobody`"), "{e}");
+    let e = rtapp::to_scenario("{\"tasks\": \n {\"t\": }}", &Options::default()).unwrap_err();
+    assert_eq!(e.line, Some(2), "{e}");
+    let e = rtapp::to_scenario(r#"{"tasks": {"t": {"frobnicate": 1}}}"#, &Options::default()).unwrap_err();
+    assert!(e.to_string().contains("tasks.t.frobnicate: unknown rt-app event"), "{e}");
+}
+
+/// The traces recorded on this machine (scripts/record-traces).
+fn recorded(name: &str) -> Trace {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/traces").join(name);
+    read_trace(std::io::BufReader::new(std::fs::File::open(p).unwrap()), false).unwrap()
+}
+
+#[test]
+fn recorded_traces_are_consistent() {
+    for name in ["nice.perf.txt", "periodic.perf.txt", "pingpong.perf.txt"] {
+        let t = recorded(name);
+        assert_eq!((t.format, t.cpus), ("perf sched script", 2), "{name}");
+        // Slices of one CPU cannot overlap: per CPU the threads' CPU time
+        // adds up to at most the trace's length.
+        for cpu in 0..2u32 {
+            let busy: u64 = t.threads.iter().flat_map(|th| th.cpus.iter()).filter(|c| c.0 == cpu).map(|c| c.1).sum();
+            assert!(busy <= t.duration(), "{name}: CPU {cpu} busy {busy} > {}", t.duration());
+        }
+        let sc = t.to_scenario(&Options { pin: true, ..Options::default() });
+        crate::lab::scenario::parse(&sc).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+#[test]
+fn recorded_nice_hogs_share_by_weight() {
+    // Two hogs pinned to CPU 0 at nice 0 and 5, beside other load: whoever
+    // else ran, each got CPU in proportion to its weight while both were
+    // runnable: 1024 : 335 (sched_prio_to_weight) = 3.06, within 5 %.
+    let t = recorded("nice.perf.txt");
+    let hogs: Vec<&Thread> = t.threads.iter().filter(|x| x.comm == "python3" && x.home_cpu() == Some(0) && x.nvcsw <= 2).collect();
+    assert_eq!(hogs.len(), 2, "{:?}", hogs.iter().map(|h| (h.pid, h.prio, h.cpu_time)).collect::<Vec<_>>());
+    let (n0, n5) = if hogs[0].prio == 120 { (hogs[0], hogs[1]) } else { (hogs[1], hogs[0]) };
+    assert_eq!((n0.prio, n5.prio), (120, 125));
+    let ratio = n0.cpu_time as f64 / n5.cpu_time as f64;
+    assert!((ratio / (1024.0 / 335.0) - 1.0).abs() < 0.05, "{ratio}");
+}
+
+#[test]
+fn recorded_ping_pong_pairs_up() {
+    // Each of the two processes blocks in read() until the other writes:
+    // every wake-up of one comes from the other, so they are partners and
+    // the replay passes messages between them.
+    let t = recorded("pingpong.perf.txt");
+    let p = t.partners(true);
+    let busy: Vec<usize> = (0..t.threads.len()).filter(|&i| t.threads[i].comm == "python3" && t.threads[i].nvcsw > 100).collect();
+    assert_eq!(busy.len(), 2);
+    assert_eq!(p[busy[0]], busy[1] as u32);
+    assert_eq!(p[busy[1]], busy[0] as u32);
+    let sc = t.to_scenario(&Options::default());
+    let name = |i: usize| task_name(&t.threads[i].comm, t.threads[i].pid);
+    assert!(sc.contains(&format!("send to_{}", name(busy[0]))) && sc.contains(&format!("recv to_{}", name(busy[1]))));
+}

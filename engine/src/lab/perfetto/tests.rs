@@ -1,0 +1,413 @@
+//! The export checked against the grammar of Perfetto's own systrace
+//! importer (google/perfetto, src/trace_processor/), rule by rule: each
+//! check restates one rule of the importer in Rust and names the file and
+//! function it comes from. Perfetto's trace processor itself cannot be run
+//! here, so these rules are what "Perfetto opens it" means in the tests.
+
+use std::collections::HashMap;
+
+use regex::Regex;
+
+use super::*;
+use crate::lab::import;
+use crate::lab::timeline::Timeline;
+use crate::{from_text, LogMode, Overrides};
+
+/// Two CPUs: on CPU 0 a pipe pair inside one process (threads) and a
+/// sleeper woken by its timer; on CPU 1 hogs at two nice levels (from
+/// 10 ms, so CPU 1 idles first) and a task that exits.
+const SCENARIO: &str = r#"
+[sim]
+duration = "40ms"
+hz = 1000
+[topology]
+preset = "2cpu-vm"
+[[task]]
+name = "ping"
+process = "pp"
+affinity = "0"
+program = "loop { run 200us; send c; recv d }"
+[[task]]
+name = "pong"
+process = "pp"
+affinity = "0"
+program = "loop { recv c; run 100us; send d }"
+[[task]]
+name = "tick"
+affinity = "0"
+program = "loop { sleep 3ms; run 500us }"
+[[task]]
+name = "hog"
+count = 2
+affinity = "1"
+start = "10ms"
+program = "run"
+[[task]]
+name = "nice5"
+nice = 5
+affinity = "1"
+start = "10ms"
+program = "run"
+[[task]]
+name = "short"
+affinity = "1"
+start = "5ms"
+program = "run 2ms; exit"
+[[channel]]
+name = "c"
+capacity = 1
+[[channel]]
+name = "d"
+capacity = 1
+"#;
+
+fn export(text: &str) -> (String, crate::Simulation) {
+    let (mut sim, _) = from_text(text, &Overrides::default(), LogMode::Full).unwrap();
+    let out = run_exporting(&mut sim, Vec::new(), "test", true, true).unwrap();
+    (String::from_utf8(out).unwrap(), sim)
+}
+
+/// A line as SystraceLineTokenizer::Tokenize
+/// (importers/systrace/systrace_line_tokenizer.cc) splits it.
+#[derive(Debug)]
+struct SysLine {
+    task: String,
+    pid: u32,
+    tgid: String,
+    cpu: u32,
+    ts: i64,
+    event: String,
+    args: String,
+}
+
+/// The tokenizer's regular expression in its two released forms: the
+/// older `{0,4}\s+` flags (at most four flag characters, then a space) and
+/// the newer `{0,5}\s*`. An exported line must match both.
+fn tokenizers() -> [Regex; 2] {
+    [
+        Regex::new(r"-(\d+)\s+\(?\s*(\d+|-+)?\)?\s?\[(\d+)\]\s*[a-zA-Z0-9.]{0,4}\s+(\d+\.\d+):\s+(\S+):").unwrap(),
+        Regex::new(r"-(\d+)\s+\(?\s*(\d+|-+)?\)?\s?\[(\d+)\]\s*[a-zA-Z0-9.]{0,5}\s*(\d+\.\d+):\s+(\S+):").unwrap(),
+    ]
+}
+
+/// SystraceLineTokenizer::Tokenize: regex_search (the first match), the
+/// task is the prefix trimmed, the args the suffix trimmed, the pid and
+/// CPU StringToUInt32, the timestamp `static_cast<int64_t>(double * 1e9)`.
+fn tokenize(re: &Regex, line: &str) -> Option<SysLine> {
+    let m = re.captures(line)?;
+    let all = m.get(0).unwrap();
+    let ts: f64 = m[4].parse().ok()?;
+    Some(SysLine {
+        task: line[..all.start()].trim().to_string(),
+        pid: m[1].parse().ok()?,
+        tgid: m.get(2).map_or(String::new(), |g| g.as_str().to_string()),
+        cpu: m[3].parse().ok()?,
+        ts: (ts * 1e9) as i64,
+        event: m[5].to_string(),
+        args: line[all.end()..].trim().to_string(),
+    })
+}
+
+/// SystraceLineParser::ParseLine (importers/systrace/systrace_line_parser.cc):
+/// the args are split on ' ' (base::StringSplitter, which skips empty
+/// tokens); a token without '=' is `name`; otherwise split on '=', the
+/// first piece is the key and the last the value.
+fn args(s: &str) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for tok in s.split(' ').filter(|t| !t.is_empty()) {
+        if !tok.contains('=') {
+            out.insert("name".to_string(), tok.to_string());
+            continue;
+        }
+        let parts: Vec<&str> = tok.split('=').filter(|p| !p.is_empty()).collect();
+        let key = parts.first().copied().unwrap_or("").to_string();
+        let value = if parts.len() > 1 { parts[parts.len() - 1].to_string() } else { String::new() };
+        out.insert(key, value);
+    }
+    out
+}
+
+/// ftrace_utils::TaskState::TaskState(const char*) (types/task_state.cc):
+/// `R` alone or followed only by `+`; otherwise letters from
+/// S D T t X Z x K W P N and `|`; empty is invalid.
+fn task_state_valid(s: &str) -> bool {
+    if s.is_empty() {
+        return false;
+    }
+    if let Some(rest) = s.strip_prefix('R') {
+        return rest.is_empty() || rest == "+";
+    }
+    let body = s.strip_suffix('+').unwrap_or(s);
+    !body.is_empty() && body.chars().all(|c| "SDTtXZxKWPN|".contains(c))
+}
+
+/// ParseSystraceTracePoint (importers/systrace/systrace_parser.h), phase
+/// 'C': `C|tgid|name|value`, tgid StringToUInt32, name non-empty (fields
+/// end at '|'), value StringToInt64 (an integer: no decimal point).
+fn counter(s: &str) -> Option<(u32, String, i64)> {
+    let f: Vec<&str> = s.split('|').collect();
+    if f.len() < 4 || f[0] != "C" || f[2].is_empty() {
+        return None;
+    }
+    Some((f[1].parse().ok()?, f[2].to_string(), f[3].parse().ok()?))
+}
+
+fn event_lines(trace: &str) -> impl Iterator<Item = &str> {
+    trace.lines().filter(|l| !l.starts_with('#') && !l.is_empty())
+}
+
+#[test]
+fn perfetto_detects_the_format_and_reads_every_line() {
+    let (trace, _) = export(SCENARIO);
+    // GuessTraceType (util/trace_type.cc): "# tracer" in the first
+    // kGuessTraceMaxLookahead (64) bytes makes it a systrace trace.
+    assert!(trace[..64].contains("# tracer"));
+    // SystraceTraceParser::Parse (importers/systrace/systrace_trace_parser.cc)
+    // parses a line only once its '\n' has arrived: the last line ends in
+    // one; lines starting with '#' are skipped, the rest are tokenized.
+    assert!(trace.ends_with('\n'));
+    let res = tokenizers();
+    let mut n = 0;
+    for line in event_lines(&trace) {
+        for re in &res {
+            let l = tokenize(re, line).unwrap_or_else(|| panic!("line does not tokenize with {re}: {line}"));
+            // The task name is what precedes `-PID`: the sanitised comm.
+            assert!(!l.task.contains(char::is_whitespace), "{line}");
+            assert!(!l.event.is_empty());
+        }
+        n += 1;
+    }
+    assert!(n > 1000, "{n} lines");
+}
+
+#[test]
+fn timestamps_survive_perfettos_double_conversion() {
+    let (trace, _) = export(SCENARIO);
+    let re = &tokenizers()[1];
+    let mut last = 0i64;
+    for line in event_lines(&trace) {
+        let l = tokenize(re, line).unwrap();
+        let exact = import::text::parse_ts(line.split_whitespace().find(|w| w.ends_with(':') && w.contains('.')).unwrap().trim_end_matches(':')).unwrap() as i64;
+        // (int64)(seconds * 1e9) truncates: at most 1 ns below the exact
+        // value for times below 2^53 ns.
+        assert!(exact - l.ts <= 1 && l.ts <= exact, "{line}: {} vs {exact}", l.ts);
+        // Lines are in time order: the sorter has nothing to reorder and
+        // UpdateEventTrackerTimestamp drops no sched_switch as out of order.
+        assert!(l.ts + 1 >= last, "{line}");
+        last = last.max(l.ts);
+    }
+}
+
+#[test]
+fn sched_switch_fields_parse_and_chain_per_cpu() {
+    let (trace, sim) = export(SCENARIO);
+    let re = &tokenizers()[0];
+    let names: Vec<String> = sim.info.task_names.iter().map(|n| sanitize_comm(n)).collect();
+    // FtraceSchedEventTracker::PushSchedSwitch (importers/ftrace/
+    // ftrace_sched_event_tracker.cc) closes the CPU's pending slice only if
+    // prev_pid equals the previous next_pid there (else it counts
+    // mismatched_sched_switch_tids), then opens one for next_pid.
+    let mut last_next: HashMap<u32, u32> = HashMap::new();
+    // Slices as Perfetto builds them: (start, end, pid) per CPU.
+    let mut open: HashMap<u32, (i64, u32)> = HashMap::new();
+    let mut slices: HashMap<u32, Vec<(i64, i64, u32)>> = HashMap::new();
+    let mut switches = 0;
+    for line in event_lines(&trace) {
+        let l = tokenize(re, line).unwrap();
+        if l.event != "sched_switch" {
+            continue;
+        }
+        switches += 1;
+        let a = args(&l.args);
+        // ParseLine: prev_pid, next_pid StringToUInt32 and prev_prio,
+        // next_prio StringToInt32 must all succeed ("Could not parse
+        // sched_switch" otherwise).
+        let prev_pid: u32 = a["prev_pid"].parse().unwrap();
+        let next_pid: u32 = a["next_pid"].parse().unwrap();
+        a["prev_prio"].parse::<i32>().unwrap();
+        a["next_prio"].parse::<i32>().unwrap();
+        assert!(task_state_valid(&a["prev_state"]), "{line}");
+        // The comms come through the '='/' ' split whole.
+        for (k, pid) in [("prev_comm", prev_pid), ("next_comm", next_pid)] {
+            let want = if pid == 0 { format!("swapper/{}", l.cpu) } else { names[(pid - PID_BASE) as usize].clone() };
+            assert_eq!(a[k], want, "{line}");
+        }
+        // The line comes from the task switching out.
+        assert_eq!(l.pid, prev_pid, "{line}");
+        if let Some(&n) = last_next.get(&l.cpu) {
+            assert_eq!(n, prev_pid, "CPU {}: {line}", l.cpu);
+        }
+        last_next.insert(l.cpu, next_pid);
+        if let Some((s, p)) = open.remove(&l.cpu) {
+            slices.entry(l.cpu).or_default().push((s, l.ts, p));
+        }
+        open.insert(l.cpu, (l.ts, next_pid));
+    }
+    assert!(switches > 100);
+    // Same slices per CPU as the timeline derives from the log (idle is
+    // pid 0 there and no slice in the timeline; zero-length slices are
+    // dropped by both). Times compare within Perfetto's 1 ns truncation.
+    let mut tl = Timeline::new(2);
+    tl.ingest(&sim.log, sim.now());
+    for cpu in 0..2u32 {
+        let ours: Vec<(i64, i64, u32)> =
+            slices[&cpu].iter().filter(|s| s.2 != 0 && s.1 > s.0).copied().collect();
+        let lane = &tl.lanes[cpu as usize];
+        assert_eq!(ours.len(), lane.len(), "CPU {cpu}");
+        for (i, s) in ours.iter().enumerate() {
+            assert!((s.0 - lane.start[i] as i64).abs() <= 1 && (s.1 - lane.end[i] as i64).abs() <= 1, "CPU {cpu} slice {i}");
+            assert_eq!(s.2, PID_BASE + lane.task[i]);
+        }
+    }
+}
+
+#[test]
+fn waking_idle_and_counter_lines_parse() {
+    let (trace, sim) = export(SCENARIO);
+    let re = &tokenizers()[0];
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut counters: HashMap<String, u32> = HashMap::new();
+    for line in event_lines(&trace) {
+        let l = tokenize(re, line).unwrap();
+        *seen.entry(l.event.clone()).or_default() += 1;
+        let a = args(&l.args);
+        match l.event.as_str() {
+            // ParseLine, sched_waking: `pid` StringToUInt32 ("Could not
+            // convert wakee_pid"), `comm` names the wakee; the waker is the
+            // line's pid.
+            "sched_waking" | "sched_wakeup" | "sched_wakeup_new" => {
+                let pid: u32 = a["pid"].parse().unwrap();
+                assert_eq!(a["comm"], sanitize_comm(&sim.info.task_names[(pid - PID_BASE) as usize]));
+                a["target_cpu"].parse::<u32>().unwrap();
+            }
+            // ParseLine, cpu_idle: `cpu_id` StringToUInt32 and `state`
+            // StringToDouble; the line's CPU is the idle one.
+            "cpu_idle" => {
+                assert_eq!(a["cpu_id"].parse::<u32>().unwrap(), l.cpu);
+                let st: f64 = a["state"].parse().unwrap();
+                assert!(st == 0.0 || st == IDLE_EXIT as f64);
+            }
+            // "tracing_mark_write" goes to SystraceParser::ParsePrintEvent
+            // with the args string: counters must parse as phase 'C'.
+            "tracing_mark_write" => {
+                let (tgid, name, _) = counter(&l.args).unwrap_or_else(|| panic!("{line}"));
+                counters.insert(name, tgid);
+            }
+            "sched_switch" | "sched_migrate_task" | "sched_process_exit" => {}
+            e => panic!("unexpected event {e}"),
+        }
+    }
+    for e in ["sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "cpu_idle", "sched_process_exit", "tracing_mark_write"] {
+        assert!(seen.get(e).copied().unwrap_or(0) > 0, "no {e} in the export");
+    }
+    // Per-CPU counters belong to the schedlab pseudo process; per-task ones
+    // to the task's process.
+    for n in ["V cpu0", "V cpu1", "nr_running cpu0", "util_avg cpu1"] {
+        assert_eq!(counters.get(n), Some(&COUNTER_PID), "{n}");
+    }
+    assert_eq!(counters.get("lag hog.0"), Some(&(PID_BASE + 3)));
+    assert_eq!(counters.get("vruntime nice5"), Some(&(PID_BASE + 5)));
+}
+
+#[test]
+fn timer_wakeups_come_from_hardirq_and_pipe_wakeups_from_the_writer() {
+    let (trace, _) = export(SCENARIO);
+    let re = &tokenizers()[0];
+    let (mut from_ping, mut tick_irq) = (0, 0);
+    for line in event_lines(&trace) {
+        let l = tokenize(re, line).unwrap();
+        if l.event != "sched_waking" {
+            continue;
+        }
+        let a = args(&l.args);
+        if a["comm"] == "pong" && l.task == "ping" {
+            from_ping += 1;
+            assert!(!line.contains(" d.h. "), "{line}");
+        }
+        if a["comm"] == "tick" {
+            // The tick task's timer: hardirq flag, from whoever ran.
+            assert!(line.contains(" d.h. "), "{line}");
+            tick_irq += 1;
+        }
+    }
+    assert!(from_ping > 10 && tick_irq > 5, "{from_ping} {tick_irq}");
+}
+
+#[test]
+fn threads_of_a_process_share_a_tgid() {
+    let (trace, _) = export(SCENARIO);
+    let re = &tokenizers()[0];
+    // ParseLine: a tgid_str other than "-----" is StringToUInt32'd and the
+    // thread joins that process (ProcessTracker::UpdateThread).
+    let mut tgid: HashMap<String, String> = HashMap::new();
+    for line in event_lines(&trace) {
+        let l = tokenize(re, line).unwrap();
+        if l.pid != 0 {
+            l.tgid.parse::<u32>().unwrap();
+            if let Some(old) = tgid.insert(l.task.clone(), l.tgid.clone()) {
+                assert_eq!(old, l.tgid, "{line}");
+            }
+        } else {
+            assert_eq!(l.task, "<idle>");
+        }
+    }
+    assert_eq!(tgid["ping"], tgid["pong"]);
+    assert_ne!(tgid["ping"], tgid["tick"]);
+    assert_ne!(tgid["hog.0"], tgid["hog.1"]);
+}
+
+#[test]
+fn names_are_sanitised() {
+    assert_eq!(sanitize_comm("a b=c|d\te"), "a_b_c_d_e");
+    assert_eq!(sanitize_comm(""), "_");
+    assert_eq!(sanitize_comm("kworker/0:1"), "kworker/0:1");
+}
+
+#[test]
+fn round_trip_through_the_importer() {
+    let (trace, sim) = export(SCENARIO);
+    let res = sim.results("6.18");
+    let tr = import::read_trace(trace.as_bytes(), false).unwrap();
+    assert_eq!(tr.cpus, 2);
+    // Same runtime per task: the importer's sum of slices is the model's
+    // sum_exec_runtime, to the nanosecond.
+    for t in &res.tasks {
+        let th = tr.threads.iter().find(|x| x.comm == sanitize_comm(&t.name)).unwrap_or_else(|| panic!("{}", t.name));
+        assert_eq!(th.cpu_time, t.cpu_time_ns, "{}", t.name);
+        assert_eq!(th.nvcsw, t.nr_voluntary_switches, "{}", t.name);
+        assert_eq!(th.nivcsw, t.nr_involuntary_switches, "{}", t.name);
+        assert_eq!(th.tgid, Some(sim.sched().tasks[(th.pid - PID_BASE) as usize].mm + PID_BASE));
+    }
+    // The pipe pair becomes a wake/wait pair; the timer sleeper sleeps.
+    let sc = tr.to_scenario(&import::Options::default());
+    assert!(sc.contains("send to_pong-1001") && sc.contains("recv to_pong-1001"), "{sc}");
+    let tick = sc.split("[[task]]").find(|t| t.contains("name = \"tick-1002\"")).unwrap();
+    assert!(tick.contains("sleep 3000000ns") && !tick.contains("recv"), "{tick}");
+    // Import → replay → export: the replay's export imports to nearly the
+    // same per-task CPU time. The replay (pinned as the original, `pin`) is
+    // a model run of its own: the same demands, scheduled again; each
+    // burst of the trace already holds the switch and wake-up costs the
+    // model charged, and the replay charges them once more: for the pipe
+    // pair 1 µs switch + 1 µs wake-up per 300 µs round, 0.7 %; within 2 %.
+    let sc = tr.to_scenario(&import::Options { pin: true, ..Default::default() });
+    let (trace2, _) = export(&sc);
+    let tr2 = import::read_trace(trace2.as_bytes(), false).unwrap();
+    for th in tr.threads.iter().filter(|t| t.cpu_time > 0) {
+        let name = import::task_name(&th.comm, th.pid);
+        let th2 = tr2.threads.iter().find(|x| x.comm == name).unwrap_or_else(|| panic!("{name}"));
+        let r = th2.cpu_time as f64 / th.cpu_time as f64;
+        let tol = 0.02;
+        assert!((r - 1.0).abs() <= tol, "{name}: {} vs {} ({r:.3})", th2.cpu_time, th.cpu_time);
+    }
+}
+
+#[test]
+fn streaming_export_keeps_the_log_empty() {
+    let (mut sim, _) = from_text(SCENARIO, &Overrides::default(), LogMode::Full).unwrap();
+    let kept = run_exporting(&mut sim, Vec::new(), "t", false, false).unwrap();
+    assert!(sim.log.records.is_empty() && sim.log.marks.is_empty());
+    let (full, _) = export(SCENARIO);
+    // Without counters the same scheduling lines.
+    let strip = |s: &str| s.lines().filter(|l| !l.contains("tracing_mark_write")).map(String::from).collect::<Vec<_>>();
+    assert_eq!(strip(std::str::from_utf8(&kept).unwrap())[6..], strip(&full)[6..]);
+}

@@ -1,0 +1,155 @@
+//! Traces in and out of the page: "open in Perfetto" and a download of a
+//! run as ftrace text (engine `lab::perfetto`), and a trace dropped or
+//! chosen to replay (engine `lab::import`).
+//!
+//! Perfetto UI is opened in a new window and sent the trace with its
+//! postMessage protocol: PING every 50 ms until the UI answers PONG (its
+//! listener is up), then `{perfetto: {buffer, title, fileName}}`.
+
+use gloo::events::EventListener;
+use gloo::timers::callback::Interval;
+use leptos::prelude::*;
+use schedlab_engine::lab::{import, perfetto};
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::state::{use_ctx, Ctx, Keep};
+
+const PERFETTO: &str = "https://ui.perfetto.dev";
+
+/// The trace of `ctx`'s whole run and a file name for it.
+fn trace_of(ctx: Ctx, label: &str) -> Result<(String, String), String> {
+    let (text, ov) = ctx.with_lab(|l| (l.text.clone(), l.overrides.clone())).ok_or("no run")?;
+    let t0 = crate::perf::now();
+    let trace = perfetto::export_scenario(&text, &ov)?;
+    let ms = crate::perf::now() - t0;
+    let name = format!("schedlab-{label}.trace.txt");
+    ctx.ui.notice.update(|n| n.push(format!("Trace of the {label} run: {} lines, {:.0} ms.", trace.lines().count(), ms)));
+    Ok((trace, name))
+}
+
+/// Opens Perfetto UI and hands it `trace`.
+fn open_in_perfetto(trace: String, name: String) -> Result<(), String> {
+    let w = web_sys::window().ok_or("no window")?;
+    let ui = w.open_with_url_and_target(PERFETTO, "_blank").ok().flatten().ok_or("the browser blocked the Perfetto window (allow pop-ups, or use the download)")?;
+    let ping = {
+        let ui = ui.clone();
+        Interval::new(50, move || {
+            let _ = ui.post_message(&JsValue::from_str("PING"), PERFETTO);
+        })
+    };
+    let pending: std::rc::Rc<std::cell::RefCell<Option<(Interval, EventListener)>>> = Default::default();
+    let slot = pending.clone();
+    let listener = EventListener::new(&w, "message", move |ev| {
+        let Some(ev) = ev.dyn_ref::<web_sys::MessageEvent>() else { return };
+        if ev.data().as_string().as_deref() != Some("PONG") {
+            return;
+        }
+        // Stop pinging, stop listening, post the trace once.
+        let Some(_done) = slot.borrow_mut().take() else { return };
+        let buf = js_sys::Uint8Array::from(trace.as_bytes()).buffer();
+        let inner = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&inner, &"buffer".into(), &buf);
+        let _ = js_sys::Reflect::set(&inner, &"title".into(), &JsValue::from_str(&name));
+        let _ = js_sys::Reflect::set(&inner, &"fileName".into(), &JsValue::from_str(&name));
+        let msg = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&msg, &"perfetto".into(), &inner);
+        let _ = ui.post_message(&msg, PERFETTO);
+    });
+    *pending.borrow_mut() = Some((ping, listener));
+    // The closure holds the only other reference; keep the pair alive
+    // until PONG (a window closed before answering leaks one interval).
+    std::mem::forget(pending);
+    Ok(())
+}
+
+/// Saves `text` as a file through an object URL.
+fn download(text: &str, name: &str) -> Result<(), String> {
+    let blob = gloo::file::Blob::new_with_options(text, Some("text/plain"));
+    let url = gloo::file::ObjectUrl::from(blob);
+    let doc = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+    let a = doc.create_element("a").map_err(|_| "no anchor")?;
+    let _ = a.set_attribute("href", &url);
+    let _ = a.set_attribute("download", name);
+    a.dyn_ref::<web_sys::HtmlElement>().ok_or("no anchor")?.click();
+    Ok(())
+}
+
+/// "open in Perfetto" and "download trace" for the run of `ctx`.
+#[component]
+pub fn TraceButtons(ctx: Ctx, #[prop(into)] label: String) -> impl IntoView {
+    let say = move |r: Result<(), String>| {
+        if let Err(e) = r {
+            ctx.ui.notice.update(|n| n.push(e));
+        }
+    };
+    let l1 = label.clone();
+    let l2 = label.clone();
+    view! {
+        <span class="trace-buttons">
+            <button data-testid=format!("btn-perfetto-{label}") title="open this run in Perfetto UI (CPU tracks, wake-ups, V, lag, nr_running, util_avg)"
+                on:click=move |_| say(trace_of(ctx, &l1).and_then(|(t, n)| open_in_perfetto(t, n)))>"open in Perfetto"</button>
+            <button data-testid=format!("btn-trace-{label}") title="download this run as ftrace text (Perfetto, trace-cmd users, schedlab import)"
+                on:click=move |_| say(trace_of(ctx, &l2).and_then(|(t, n)| download(&t, &n)))>"download trace"</button>
+        </span>
+    }
+}
+
+/// Replays a trace file in the lecture view: the scenario goes into the
+/// editor and runs.
+fn replay(ctx: Ctx, name: &str, text: &str) {
+    let o = import::Options { source: name.to_string(), pin: true, ..Default::default() };
+    match import::import(text.as_bytes(), &o) {
+        Ok((sc, _)) => {
+            ctx.ui.editor.set(sc.clone());
+            if ctx.load(&sc, Default::default(), Keep::Start).is_ok() {
+                ctx.ui.notice.update(|n| n.push(format!("{name} imported: its threads replay as tasks (see the editor).")));
+            }
+        }
+        Err(e) => ctx.ui.notice.update(|n| n.push(format!("{name}: {e}"))),
+    }
+}
+
+fn read_file(ctx: Ctx, f: web_sys::File) {
+    let name = f.name();
+    let file = gloo::file::File::from(f);
+    let reader = gloo::file::callbacks::read_as_text(&file, move |r| match r {
+        Ok(text) => replay(ctx, &name, &text),
+        Err(e) => ctx.ui.notice.update(|n| n.push(format!("{name}: {e}"))),
+    });
+    std::mem::forget(reader);
+}
+
+/// The lecture page's trace panel: export the run, or drop a trace
+/// (`perf sched script`, `trace-cmd report`, rt-app JSON) to replay it.
+#[component]
+pub fn TracePanel() -> impl IntoView {
+    let ctx = use_ctx();
+    let over = RwSignal::new(false);
+    view! {
+        <section class="panel trace-panel" data-testid="trace-panel"
+            class:drop-over=move || over.get()
+            on:dragover=move |ev: web_sys::DragEvent| { ev.prevent_default(); over.set(true); }
+            on:dragleave=move |_| over.set(false)
+            on:drop=move |ev: web_sys::DragEvent| {
+                ev.prevent_default();
+                over.set(false);
+                if let Some(f) = ev.data_transfer().and_then(|d| d.files()).and_then(|l| l.get(0)) {
+                    read_file(ctx, f);
+                }
+            }>
+            <h2>"Traces"</h2>
+            <TraceButtons ctx=ctx label="lecture" />
+            <label class="trace-drop">
+                "drop a trace here, or choose one: "
+                <input type="file" data-testid="trace-file" accept=".txt,.json,.trace,text/plain,application/json"
+                    on:change=move |ev| {
+                        let f = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).and_then(|i| i.files()).and_then(|l| l.get(0));
+                        if let Some(f) = f {
+                            read_file(ctx, f);
+                        }
+                    } />
+            </label>
+            <p class="muted">"perf sched script or trace-cmd report text, or rt-app JSON: each thread becomes a task replaying its observed bursts and sleeps."</p>
+        </section>
+    }
+}
