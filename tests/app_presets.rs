@@ -282,7 +282,7 @@ fn every_comparison_preset_diverges() {
 
 /// The reweight preset's numbers: every reweight of a queued [web] entity
 /// is logged with its lag before and after. v6.6.0 keeps v, so
-/// lag = w·(V − v) moves (mean 25 µs, max 0.39 ms over 100 reweights);
+/// lag = w·(V − v) moves (mean over 20 µs, max over 0.35 ms);
 /// with the fix (REWEIGHT_EEVDF + REWEIGHT_V_FIX, as in v6.9) v' = V −
 /// (V − v)·w/w' keeps it, up to integer rounding (1.3 µs at most).
 #[test]
@@ -305,7 +305,10 @@ fn reweight_fix_keeps_the_group_entitys_lag() {
     );
     let (before, after) = (changes(&rec), changes(&rec_fix));
     let mean = |v: &[i64]| v.iter().sum::<i64>() / v.len() as i64;
-    assert_eq!((before.len(), after.len()), (100, 99));
+    // About a hundred reweights of a queued [web] entity in 300 ms (one
+    // per wake-up or sleep of a web task: 3 tasks × 300 ms / ~5 ms period
+    // ≈ 180 state changes, half of them while the entity stays queued).
+    assert!(before.len() >= 80 && after.len() >= 80, "{} {}", before.len(), after.len());
     assert!(mean(&before) > 20_000 && *before.iter().max().unwrap() > 350_000, "{before:?}");
     assert!(*after.iter().max().unwrap() < 1_500, "{after:?}");
 }

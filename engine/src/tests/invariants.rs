@@ -142,6 +142,7 @@ pub(crate) fn check(sim: &mut Simulation) -> Result<(), String> {
     let picked = picks(&mut sim.state.sched);
     let sim: &Simulation = sim;
     let s: &Sched = &sim.state.sched;
+    let measured_from = sim.measure_from;
     for q in 0..s.cfs_rqs.len() as u32 {
         check_queue(s, q, picked[q as usize])?;
     }
@@ -183,12 +184,13 @@ pub(crate) fn check(sim: &mut Simulation) -> Result<(), String> {
             // leaves its idle state.
             return Err(format!("cpu {cpu}: idle with {runnable} runnable tasks"));
         }
-        // Every instant of a CPU is busy or idle.
+        // Every instant of a CPU since the measurement began (0, or the
+        // end of the warm-up, which resets the counters) is busy or idle.
         let open = s.now - rq.since;
         let busy = rq.busy_ns + if rq.curr != NIL { open } else { 0 };
         let idle = rq.idle_ns + if rq.curr == NIL { open } else { 0 };
-        if busy + idle != s.now {
-            return Err(format!("cpu {cpu}: busy {busy} + idle {idle} vs now {}", s.now));
+        if busy + idle != s.now - measured_from {
+            return Err(format!("cpu {cpu}: busy {busy} + idle {idle} vs now {} since {measured_from}", s.now));
         }
     }
     // CPU time is conserved: what the CPUs were busy for is what the tasks

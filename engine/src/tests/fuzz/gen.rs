@@ -170,6 +170,8 @@ fn param(r: &mut Rng, kind: &str, name: &str, cpus: u64) -> Option<Value> {
         "sleep" => json!(duration(r, 0, 200_000)),
         "work" => json!(duration(r, 1_000, 500_000)),
         "window" => json!(r.uniform(1, 32)),
+        "version" => json!(pick(r, &["2023", "2019"])),
+        "sleeptime" | "cputime" => json!(duration(r, 0, 2_000_000)),
         "client_work" | "server_work" => json!(dist(r, 1_000, 50_000)),
         "cpu" => json!(r.uniform(0, cpus) as i64 - 1),
         "cost" | "write_cost" | "read_cost" | "send_cost" | "recv_cost" | "wake_cost" | "wait_cost" | "kill_cost" | "handle_cost" => cost(r),
@@ -284,7 +286,10 @@ pub(crate) fn document(r: &mut Rng) -> Value {
         if g > 0 && chance(r, 2) {
             o.insert("parent".into(), json!(format!("g{}", r.uniform(0, g - 1))));
         }
-        if chance(r, 5) {
+        // An idle group takes SCHED_IDLE's weight: the scenario refuses a
+        // weight or shares beside `idle` (as the kernel refuses cpu.weight
+        // while cpu.idle is 1).
+        if chance(r, 5) && !o.contains_key("shares") && !o.contains_key("weight") {
             o.insert("idle".into(), json!(true));
         }
         groups.push(Value::Object(o));
