@@ -120,6 +120,28 @@ fn sis_filter_skips_overloaded_cpus() {
     assert!(per_scan(&with) < per_scan(&without), "{} vs {}", per_scan(&with), per_scan(&without));
 }
 
+/// seed 002 (sis-filter), the issue's "visits per scan rise and fewer scans
+/// find an idle CPU": update_overloaded_rq() runs only from
+/// scheduler_tick(), and a CPU that goes idle stops its tick (NOHZ), so a
+/// CPU marked overloaded keeps its bit after it drains and the filter hides
+/// it from every scan while it is idle. Here the hogs exit at 150 ms: from
+/// then on CPUs 0-49 are idle, and stay filtered until a wake-up lands on
+/// one through a fast path and its tick runs again.
+#[test]
+fn sis_filter_hides_cpus_that_went_idle_after_the_tick_marked_them() {
+    let text = include_str!("../../../assets/scenarios/sis-filter-overload.toml")
+        .replace("duration = \"1s\"", "duration = \"300ms\"")
+        .replace("program = \"run\"", "program = \"run 150ms\"");
+    let with = run(&text, "6.18+sis-filter", LogMode::HashOnly).results("").sis;
+    assert!(with.cpus_filtered_idle > 0, "{with:?}");
+    assert!(with.cpus_filtered_idle <= with.cpus_filtered);
+    // While the hogs run forever no marked CPU is ever idle.
+    let text = include_str!("../../../assets/scenarios/sis-filter-overload.toml").replace("duration = \"1s\"", "duration = \"300ms\"");
+    let forever = run(&text, "6.18+sis-filter", LogMode::HashOnly).results("").sis;
+    assert!(forever.cpus_filtered > 0);
+    assert!(forever.cpus_filtered_idle * 100 < forever.cpus_filtered, "{forever:?}");
+}
+
 /// seed 003 (no-same-prio-preempt): nice-0 wakers never preempt nice-0
 /// hogs any more, so there are no wakeup preemptions at all and fewer
 /// involuntary switches.

@@ -83,6 +83,10 @@ pub struct SisStats {
     pub cpus_scanned: u64,
     /// CPUs SIS_FILTER removed from scans.
     pub cpus_filtered: u64,
+    /// Of those, CPUs that were idle when filtered: their overloaded bit
+    /// is stale, since update_overloaded_rq() runs only from the tick and
+    /// an idle CPU's tick is stopped (NOHZ) until it gets work again.
+    pub cpus_filtered_idle: u64,
     /// Scans skipped outright because nr_idle_scan was 0.
     pub skipped_overloaded: u64,
     /// select_idle_sibling() calls that found an idle CPU (any path).
@@ -390,6 +394,8 @@ impl Sched {
         }
         if self.feat.has(SIS_FILTER) && !has_idle_core {
             let before = cpus.weight();
+            let stale = self.llc[llc].overloaded.iter().filter(|&c| cpus.test(c) && self.available_idle_cpu(c)).count();
+            self.sis.cpus_filtered_idle += stale as u64;
             cpus.andnot(&self.llc[llc].overloaded);
             let filtered = before - cpus.weight();
             self.scan.filtered = filtered;
