@@ -458,7 +458,7 @@ pub fn format_summary(reports: &[TableReport]) -> String {
     for r in reports {
         seeds.entry(r.seed.as_str()).or_default().extend(r.cells.iter());
     }
-    let mut s = String::from("agreement (clear: the mail's change exceeds twice its noise; without a printed std, 5 %)\n");
+    let mut s = format!("{SUMMARY_CAPTION}\n");
     s += &summary_header();
     for (seed, cells) in &seeds {
         s += &summary_line(seed, Summary::of(cells.iter().copied()));
@@ -466,6 +466,9 @@ pub fn format_summary(reports: &[TableReport]) -> String {
     s += &summary_line("all", Summary::of(reports.iter().flat_map(|r| r.cells.iter())));
     s
 }
+
+/// The line above the agreement figures.
+pub const SUMMARY_CAPTION: &str = "agreement (clear: the mail's change exceeds twice its noise; without a printed std, 5 %)";
 
 /// The column heads of [`summary_line`].
 pub fn summary_header() -> String {
