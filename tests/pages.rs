@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use leptos::prelude::*;
 use schedlab_app::fragment::{Link, Page};
 use schedlab_app::pages::compare::ComparePage;
-use schedlab_app::pages::study::{provide_study, Runner, StudyPage};
+use schedlab_app::pages::study::{provide_study, Runner, Shrink, StudyPage};
 use schedlab_app::state::{use_ctx, Ctx};
 use schedlab_app::views::TreeView;
 use schedlab_app::{presets, App, LabProvider};
@@ -320,6 +320,8 @@ async fn the_study_table_is_the_engines() {
     assert_eq!(shown, want.table().format(false));
     assert_eq!(attr(&by_testid(&root, "study-table").unwrap(), "data-complete"), "true");
     assert_eq!(all_testid(&root, "study-row").len(), want.rows.len());
+    // An edited study is no seed mail's: no mail columns.
+    assert!(by_testid(&root, "study-mail-beside").is_none());
     // The sorted view.
     let sorted = by_testid(&root, "study-sorted").unwrap().dyn_into::<web_sys::HtmlInputElement>().unwrap();
     sorted.click();
@@ -392,4 +394,71 @@ async fn a_cell_opens_its_run_in_the_lecture_view() {
     settle().await;
     assert_eq!(by_testid(&root, "study-text").unwrap().text_content().unwrap(), want.table().format(false));
     w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("#")).unwrap();
+}
+
+#[component]
+fn SeedStudyHarness() -> impl IntoView {
+    let st = provide_study(Runner::InPage);
+    st.editor.set(presets::study_by_id("seed-002-hackbench").unwrap().text.to_string());
+    // process-pipe at 1 and 2 groups, one seed: 4 runs.
+    st.shrink.set(Shrink { seeds: Some(1), loads: Some(vec![0, 1]), cases: Some(vec![0]) });
+    view! { <StudyPage on_open=Callback::new(|_: String| {}) /> }
+}
+
+/// A seed study shows the mail's change beside the model's, and the
+/// verdict. From assets/seeds/tables.toml, seed 002 hackbench (printed
+/// positive = better, baseline std, then [change, std] of SIS_FILTER):
+/// - process-pipe 2 groups: std 0.38, [-1.49, 0.04]. Noise
+///   sqrt(0.38² + (0.04 · (1 − 0.0149))²) = sqrt(0.1444 + 0.00155) = 0.382;
+///   1.49 > 2 · 0.382: a clear effect, so the model agrees when its change
+///   is negative too and disagrees otherwise (zero included).
+/// - process-pipe 1 group: std 0.59, [-1.35, 0.88]. Noise
+///   sqrt(0.59² + (0.88 · 0.9865)²) = sqrt(0.3481 + 0.7536) = 1.0496;
+///   1.35 < 2.099: no clear effect, whatever the model says.
+/// The summary: 2 of the mail's 16 cells run, 1 clear, 14 not modelled.
+#[wasm_bindgen_test]
+async fn a_seed_study_shows_the_mail_beside_the_model() {
+    let root = fresh_root();
+    let _h = leptos::mount::mount_to(root.clone(), || view! { <SeedStudyHarness /> });
+    settle().await;
+    click(&by_testid(&root, "study-run").unwrap());
+    until("the study to finish", 3000, || {
+        let p = by_testid(&root, "study-progress").unwrap();
+        attr(&p, "data-total") == "4" && attr(&p, "data-done") == "4"
+    })
+    .await;
+    settle().await;
+    let beside = by_testid(&root, "study-mail-beside").expect("the mail beside the model");
+    assert_eq!(all_testid(&beside, "study-mail-table").len(), 1, "seed 002 has one hackbench table");
+    let cell = |load: &str| {
+        all_testid(&beside, "study-mail-cell")
+            .into_iter()
+            .find(|c| attr(c, "data-case") == "process-pipe" && attr(c, "data-load") == load && attr(c, "data-config") == "6.5+sis-filter")
+            .unwrap_or_else(|| panic!("no mail cell process-pipe {load}"))
+    };
+    let text = |c: &web_sys::Element, id: &str| by_testid(c, id).unwrap().text_content().unwrap();
+    let two = cell("2 groups");
+    assert_eq!(text(&two, "mail-change"), "-1.49 (0.38)");
+    let model_text = text(&two, "model-change");
+    let model: f64 = model_text.split_whitespace().next().unwrap().parse().unwrap_or_else(|_| panic!("model change {model_text:?}"));
+    let verdict = text(&two, "mail-verdict");
+    if model < 0.0 {
+        assert!(verdict.starts_with("✓ agrees"), "model {model_text}: {verdict}");
+        assert_eq!(attr(&two, "data-verdict"), "agree");
+    } else {
+        assert_eq!(verdict, "✗ disagrees", "model {model_text}");
+        assert_eq!(attr(&two, "data-verdict"), "disagree");
+    }
+    let one = cell("1 group");
+    assert_eq!(text(&one, "mail-change"), "-1.35 (1.05)");
+    assert_ne!(text(&one, "model-change"), "not run");
+    assert_eq!(text(&one, "mail-verdict"), "– mail: no clear effect");
+    assert_eq!(attr(&one, "data-verdict"), "unclear");
+    // A row the shrunk study did not run.
+    assert_eq!(text(&cell("4 groups"), "model-change"), "not run");
+    let summary = by_testid(&beside, "study-mail-summary").unwrap().text_content().unwrap();
+    let line: Vec<&str> = summary.lines().last().unwrap().split_whitespace().collect();
+    let agree = if model < 0.0 { ["1", "100%"] } else { ["0", "0%"] };
+    assert_eq!((line[0], line[1], line[2], line[3], line[4], line[8]), ("002", "2", "1", agree[0], agree[1], "14"), "{summary}");
+    assert!(summary.contains("cells  clear  agree   agree%"), "{summary}");
 }

@@ -3,3 +3,4 @@
 
 pub mod compare;
 pub mod study;
+pub mod study_mail;

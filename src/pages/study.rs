@@ -76,6 +76,8 @@ pub struct StudyState {
     pub progress: RwSignal<Progress>,
     /// The table of the runs done so far (None before the first Run).
     pub table: RwSignal<Option<Arc<Table>>>,
+    /// The preset the table is of (None: an edited study), set at Run.
+    pub ran: RwSignal<Option<&'static str>>,
     pub sorted: RwSignal<bool>,
     /// The row whose latency CDF is drawn.
     pub cdf_row: RwSignal<usize>,
@@ -128,6 +130,7 @@ pub fn provide_study(runner: Runner) -> StudyState {
         error: RwSignal::new(None),
         progress: RwSignal::new(Progress { done: 0, total: 0, running: false, elapsed_ms: 0.0, left_ms: None, note: String::new(), workers: 0 }),
         table: RwSignal::new(None),
+        ran: RwSignal::new(None),
         sorted: RwSignal::new(false),
         cdf_row: RwSignal::new(0),
         runner: RwSignal::new(runner),
@@ -257,6 +260,7 @@ impl StudyState {
         };
         self.error.set(None);
         let total = study.runs.len();
+        self.ran.set(self.editor.with_untracked(|t| presets::study_matching(t).map(|p| p.id)));
         self.table.set(Some(Arc::new(study.table())));
         self.cdf_row.set(0);
         let gen = self
@@ -954,6 +958,7 @@ pub fn StudyPage(on_open: Callback<String>) -> impl IntoView {
                         {shrink_controls}
                         {progress}
                         <ResultTable on_open=open_cell />
+                        <super::study_mail::MailBeside />
                         <details class="study-text-box">
                             <summary>"as text (the mails' format)"</summary>
                             <pre data-testid="study-text">{text}</pre>

@@ -199,6 +199,37 @@ impl CellReport {
         let m = self.model?;
         Some(m.change.signum() == self.mail_change.signum() && m.change != 0.0)
     }
+
+    /// What the model says about the mail's cell (None: the model did not
+    /// run it). The CLI and the Studies page word it each their own way.
+    pub fn verdict(&self) -> Option<Verdict> {
+        let m = self.model?;
+        Some(match (self.mail_clear, self.agrees()) {
+            (true, Some(true)) if m.clear => Verdict::Agrees,
+            (true, Some(true)) => Verdict::AgreesWithinNoise,
+            (true, _) => Verdict::Disagrees,
+            (false, _) if self.mail_change.abs() < 5.0 && m.change.abs() > 15.0 => Verdict::SmallButLarge,
+            (false, _) => Verdict::NoClearEffect,
+        })
+    }
+}
+
+/// The model beside one mail cell (see the module doc for the rules).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Verdict {
+    /// The mail shows a clear effect and the model's change has its sign
+    /// and is clear too.
+    Agrees,
+    /// Same sign as the mail's clear effect, but within the model's noise.
+    AgreesWithinNoise,
+    /// The mail shows a clear effect and the model's change has the other
+    /// sign (or is zero).
+    Disagrees,
+    /// The mail shows no clear effect and a change under 5 %, the model
+    /// one over 15 %.
+    SmallButLarge,
+    /// The mail shows no clear effect: nothing to agree with.
+    NoClearEffect,
 }
 
 /// One table reproduced (or why not).
@@ -397,18 +428,14 @@ pub fn format(reports: &[TableReport]) -> String {
         for c in &r.cells {
             let noise = |n: Option<f64>| n.map_or("   -".into(), |n| format!("{n:.2}"));
             let mail = format!("{} ({})", pct(c.mail_change), noise(c.mail_noise));
-            let (model, verdict) = match c.model {
-                None => ("not run".to_string(), String::new()),
-                Some(m) => {
-                    let v = match (c.mail_clear, c.agrees()) {
-                        (true, Some(true)) if m.clear => "agree".to_string(),
-                        (true, Some(true)) => "agree (model within noise)".to_string(),
-                        (true, _) => "DISAGREE".to_string(),
-                        (false, _) if c.mail_change.abs() < 5.0 && m.change.abs() > 15.0 => "mail <5 %, model >15 %".to_string(),
-                        (false, _) => "(mail: no clear effect)".to_string(),
-                    };
-                    (format!("{} ({:.2})", pct(m.change), m.noise), v)
-                }
+            let model = c.model.map_or("not run".to_string(), |m| format!("{} ({:.2})", pct(m.change), m.noise));
+            let verdict = match c.verdict() {
+                None => "",
+                Some(Verdict::Agrees) => "agree",
+                Some(Verdict::AgreesWithinNoise) => "agree (model within noise)",
+                Some(Verdict::Disagrees) => "DISAGREE",
+                Some(Verdict::SmallButLarge) => "mail <5 %, model >15 %",
+                Some(Verdict::NoClearEffect) => "(mail: no clear effect)",
             };
             let column: String = c.column.chars().take(28).collect();
             s += &format!("  {:<16} {:<12} {:<28} {:>18} {:>18}  {}\n", c.case, c.load, column, mail, model, verdict);
@@ -431,29 +458,39 @@ pub fn format_summary(reports: &[TableReport]) -> String {
     for r in reports {
         seeds.entry(r.seed.as_str()).or_default().extend(r.cells.iter());
     }
-    let line = |name: &str, s: Summary| {
-        format!(
-            "{name:<6} {:>5} {:>6} {:>6} {:>7.0}% {:>8} {:>11} {:>12} {:>13}\n",
-            s.cells,
-            s.clear,
-            s.agree,
-            s.agree_pct(),
-            s.agree_clearly,
-            s.small_but_large,
-            format!("{}/{}", s.std_within_2x, s.with_std),
-            s.not_modelled
-        )
-    };
-    let mut s = String::from("agreement (clear: the mail's change exceeds twice its noise; without a printed std, 5 %)\n");
-    s += &format!(
+    let mut s = format!("{SUMMARY_CAPTION}\n");
+    s += &summary_header();
+    for (seed, cells) in &seeds {
+        s += &summary_line(seed, Summary::of(cells.iter().copied()));
+    }
+    s += &summary_line("all", Summary::of(reports.iter().flat_map(|r| r.cells.iter())));
+    s
+}
+
+/// The line above the agreement figures.
+pub const SUMMARY_CAPTION: &str = "agreement (clear: the mail's change exceeds twice its noise; without a printed std, 5 %)";
+
+/// The column heads of [`summary_line`].
+pub fn summary_header() -> String {
+    format!(
         "{:<6} {:>5} {:>6} {:>6} {:>8} {:>8} {:>11} {:>12} {:>13}\n",
         "seed", "cells", "clear", "agree", "agree%", "clearly", "<5% vs >15%", "std <= 2x", "not modelled"
-    );
-    for (seed, cells) in &seeds {
-        s += &line(seed, Summary::of(cells.iter().copied()));
-    }
-    s += &line("all", Summary::of(reports.iter().flat_map(|r| r.cells.iter())));
-    s
+    )
+}
+
+/// One line of the agreement figures, headed `name`.
+pub fn summary_line(name: &str, s: Summary) -> String {
+    format!(
+        "{name:<6} {:>5} {:>6} {:>6} {:>7.0}% {:>8} {:>11} {:>12} {:>13}\n",
+        s.cells,
+        s.clear,
+        s.agree,
+        s.agree_pct(),
+        s.agree_clearly,
+        s.small_but_large,
+        format!("{}/{}", s.std_within_2x, s.with_std),
+        s.not_modelled
+    )
 }
 
 #[cfg(test)]
@@ -538,5 +575,32 @@ mod tests {
         assert_eq!(s.small_but_large, 1);
         assert_eq!((s.with_std, s.std_within_2x), (4, 0));
         assert_eq!(s.not_modelled, 1);
+        // Those cells' verdicts: +10 clear, model +4 clear (4 > 2): agrees;
+        // −10 clear, model +1: other sign; +1 not clear, model +20: the
+        // <5 % vs >15 % case; +3 clear, model +0.5 unclear (0.5 ≤ 2):
+        // within noise; no model: none.
+        let v: Vec<Option<Verdict>> = cells.iter().map(CellReport::verdict).collect();
+        assert_eq!(v, [Some(Verdict::Agrees), Some(Verdict::Disagrees), Some(Verdict::SmallButLarge), Some(Verdict::AgreesWithinNoise), None]);
+        // A clear mail change the model puts at exactly 0 disagrees; an
+        // unclear one beside a small model change has no clear effect.
+        assert_eq!(cell(10.0, true, Some(0.0)).verdict(), Some(Verdict::Disagrees));
+        assert_eq!(cell(1.0, false, Some(-3.0)).verdict(), Some(Verdict::NoClearEffect));
+    }
+
+    /// The summary line the CLI and the Studies page print: 4 cells, 3
+    /// clear, 2 agree (2/3 = 67 %), 1 clearly, 1 small-but-large, 0 of 4
+    /// stds within 2x, 1 not modelled; under the header's columns.
+    #[test]
+    fn summary_line_columns() {
+        let s = Summary { cells: 4, clear: 3, agree: 2, agree_clearly: 1, small_but_large: 1, with_std: 4, std_within_2x: 0, not_modelled: 1 };
+        let line = summary_line("002", s);
+        assert_eq!(line.split_whitespace().collect::<Vec<_>>(), ["002", "4", "3", "2", "67%", "1", "1", "0/4", "1"]);
+        let head = summary_header();
+        assert_eq!(line.len(), head.len(), "{head}{line}");
+        // Each figure ends where its column head does.
+        for (h, v) in [("cells", " 4 "), ("agree%", " 67% "), ("std <= 2x", " 0/4 ")] {
+            assert_eq!(head.find(h).unwrap() + h.len(), line.find(v).unwrap() + v.len() - 1, "{h}");
+        }
+        assert!(format_summary(&[]).ends_with(&(head + &summary_line("all", Summary::default()))));
     }
 }
