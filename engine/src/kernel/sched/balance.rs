@@ -1108,6 +1108,22 @@ mod tests {
         }
     }
 
+    /// Items 2 and 7: the balancer counts a CPU's fair tasks as
+    /// `cfs.h_nr_queued` up to v6.13, delayed-dequeue tasks included, and as
+    /// `cfs.h_nr_runnable` from v6.14 ("sched/fair: Use the new
+    /// cfs_rq.h_nr_runnable", LB_H_NR_RUNNABLE). CPU 1 holds two queued
+    /// tasks of which one is delayed (queued, not runnable): 6.12 counts 2,
+    /// 6.18 counts 1.
+    #[test]
+    fn the_balancer_counts_delayed_tasks_until_6_14() {
+        for (kernel, want) in [("6.12", 2), ("6.18", 1)] {
+            let (mut s, _, _) = two_cpus(kernel, NIL, None);
+            let q = s.rqs[1].cfs as usize;
+            (s.cfs_rqs[q].h_nr_queued, s.cfs_rqs[q].h_nr_runnable) = (2, 1);
+            assert_eq!(s.lb_nr_running(1), want, "{kernel}");
+        }
+    }
+
     /// Item 10 (`task_is_ineligible_on_dst_cpu()`, v6.14+): the test looks
     /// at `task_group(p)->cfs_rq[dest_cpu]`. p (not eligible, see
     /// `two_cpus`) is in group g; CPU 0's root queue has an entity queued
