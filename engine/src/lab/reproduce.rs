@@ -375,6 +375,7 @@ impl Reproduction {
             }
             let text = study_text(&t.study).ok_or_else(|| format!("table `{}` names study `{}`, which is not shipped", t.title, t.study))?;
             let mut s = Study::new(text).map_err(|e| format!("{}: {e}", t.study))?;
+            s.count_engagement = true;
             if let Some(n) = runs {
                 s.set_seeds((1..=n.max(1)).collect());
             }

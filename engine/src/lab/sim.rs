@@ -254,8 +254,10 @@ impl Simulation {
         self.signals = Some(crate::lab::signals::Signals::new(period, s.rqs.len(), s.llc.len()));
     }
 
-    /// Counts decisions (signals without samples).
+    /// Counts decisions (signals without samples). Like
+    /// [`Self::enable_signals`], it has the scheduler build its records.
     pub fn enable_counters(&mut self) {
+        self.state.sched.tracing = true;
         self.signals = Some(crate::lab::signals::Signals::counting_only());
     }
 

@@ -112,6 +112,10 @@ pub struct Study {
     /// In order: row, then seed, then configuration.
     pub runs: Vec<RunKey>,
     pub values: Vec<Option<RunValue>>,
+    /// Count how often each patch's mechanism engaged ([`Engagement`]):
+    /// the counts come from the decision records, so the runs build them
+    /// (slower than a schedule-only run); off by default.
+    pub count_engagement: bool,
 }
 
 /// The change from `base` to `new` in %, positive when `new` is better.
@@ -218,7 +222,7 @@ impl Study {
             }
         }
         let values = vec![None; runs.len()];
-        Ok(Study { sc, kind, configs, seeds: spec.seeds.clone(), metric, rows, runs, values })
+        Ok(Study { sc, kind, configs, seeds: spec.seeds.clone(), metric, rows, runs, values, count_engagement: false })
     }
 
     /// The scenario of a row (the workload with the row's parameters).
@@ -257,7 +261,9 @@ impl Study {
         let sc = self.row_scenario(key.row);
         let ov: Overrides = self.configs[key.config].overrides(Some(key.seed));
         let (mut sim, _) = build::build(&sc, &ov, LogMode::Schedule).map_err(|e| e.to_string())?;
-        sim.enable_counters();
+        if self.count_engagement {
+            sim.enable_counters();
+        }
         sim.run();
         let w = &sim.info.workloads[0];
         let hist = sim.workload_wakeup_hist(w);

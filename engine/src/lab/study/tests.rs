@@ -140,3 +140,25 @@ fn bad_studies_name_the_key() {
     let e = Study::new("[[workload]]\nkind = \"hackbench\"\n[study]\nbase = \"6.6\"\ncompare = \"6.18\"\nload = \"groups\"\n").unwrap_err();
     assert!(e.msg.contains("go together"), "{e}");
 }
+
+/// Engagement counts are opt-in (they need the decision records) and then
+/// count the mechanism: on seed 003's sigsuspend study (one row, one seed),
+/// 6.6 preempts on wake-ups and never skips as same priority; the patch
+/// never preempts nice-0 by nice-0 and skips instead. Without the opt-in
+/// nothing is counted and the schedule is the same.
+#[test]
+fn engagement_is_counted_only_when_asked_and_does_not_change_the_schedule() {
+    let text = crate::lab::reproduce::study_text("seed-003-stress-sigsuspend").unwrap();
+    let mut s = Study::new(text).unwrap();
+    s.set_seeds(vec![1]);
+    let run = |s: &Study, c: usize| s.runs.iter().position(|k| k.config == c && k.row == 0).unwrap();
+    let plain = s.run_one(run(&s, 0)).unwrap();
+    assert_eq!(plain.engagement.wakeups, 0);
+    s.count_engagement = true;
+    let (base, patch) = (s.run_one(run(&s, 0)).unwrap(), s.run_one(run(&s, 1)).unwrap());
+    assert_eq!(base.schedule_hash, plain.schedule_hash);
+    assert!(base.engagement.wakeups > 0 && base.engagement.wakeup_preemptions > 0, "{:?}", base.engagement);
+    assert_eq!(base.engagement.same_prio_skips, 0);
+    assert_eq!(patch.engagement.wakeup_preemptions, 0);
+    assert!(patch.engagement.same_prio_skips > 0, "{:?}", patch.engagement);
+}
