@@ -416,6 +416,11 @@ const MIN_MATCH: usize = 3;
 /// Decodes a version 1 `z=` payload; rejects malformed input and output
 /// over `max`. A payload cut short inside a match is an error; cut at an
 /// item boundary it cannot be told from a shorter text.
+///
+/// Hand-written on purpose (issue 16): this is schedlab's own first link
+/// format (the bit layout above, no header or checksum), which no crate
+/// implements (LZSS crates each define their own framing), and its 37
+/// lines only decode. New links use zlib ([`decompress`], `miniz_oxide`).
 pub fn lzss_decompress(data: &[u8], max: usize) -> Result<Vec<u8>, String> {
     let mut out: Vec<u8> = Vec::with_capacity(data.len() * 2);
     let mut i = 0;

@@ -6,7 +6,8 @@
 //! a missing browser or driver, a page that does not mount, a resource that
 //! does not load, an error in the browser console.
 //!
-//! Everything is std + serde_json: a static file server on a random
+//! Everything is std + serde_json, `base64` (the screenshot) and
+//! `percent-encoding` (request paths): a static file server on a random
 //! 127.0.0.1 port, chromedriver on another, and a small WebDriver (W3C,
 //! JSON over HTTP/1.1) client. The screenshot goes to target/e2e/app.png.
 //!
@@ -26,6 +27,9 @@
 //! /usr/bin/chromedriver), SCHEDLAB_CHROME (default /usr/bin/chromium).
 #![cfg(not(target_arch = "wasm32"))]
 
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
+use percent_encoding::percent_decode_str;
 use serde_json::{json, Value};
 use std::fs;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -834,33 +838,6 @@ fn png_size(png: &[u8]) -> (u32, u32) {
     (be(&png[16..20]), be(&png[20..24]))
 }
 
-fn base64_decode(text: &str) -> Vec<u8> {
-    fn val(c: u8) -> u32 {
-        match c {
-            b'A'..=b'Z' => (c - b'A') as u32,
-            b'a'..=b'z' => (c - b'a') as u32 + 26,
-            b'0'..=b'9' => (c - b'0') as u32 + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => panic!("invalid base64 byte {c:#x}"),
-        }
-    }
-    let digits: Vec<u8> = text
-        .bytes()
-        .filter(|c| !c.is_ascii_whitespace() && *c != b'=')
-        .collect();
-    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
-    for chunk in digits.chunks(4) {
-        let mut acc = 0u32;
-        for (i, &c) in chunk.iter().enumerate() {
-            acc |= val(c) << (18 - 6 * i);
-        }
-        let bytes = acc.to_be_bytes();
-        out.extend_from_slice(&bytes[1..chunk.len()]);
-    }
-    out
-}
-
 struct TempDir(PathBuf);
 
 impl TempDir {
@@ -959,7 +936,7 @@ fn serve_one(mut stream: TcpStream, root: &Path) -> Option<(String, u16)> {
 
 /// Maps a URL path to a file under root; None if it escapes root or is absent.
 fn resolve(root: &Path, url_path: &str) -> Option<PathBuf> {
-    let decoded = percent_decode(url_path)?;
+    let decoded = percent_decode_str(url_path).decode_utf8().ok()?;
     let rel = Path::new(decoded.trim_start_matches('/'));
     if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
         return None;
@@ -969,23 +946,6 @@ fn resolve(root: &Path, url_path: &str) -> Option<PathBuf> {
         file = file.join("index.html");
     }
     file.is_file().then_some(file)
-}
-
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 fn content_type(path: &Path) -> &'static str {
@@ -1627,7 +1587,10 @@ impl Session {
 
     fn try_screenshot(&self, path: &Path) -> Result<(), String> {
         let b64 = self.try_cmd("GET", "/screenshot", None)?;
-        let png = base64_decode(b64.as_str().ok_or("screenshot is not a string")?);
+        let b64 = b64.as_str().ok_or("screenshot is not a string")?;
+        let png = BASE64
+            .decode(b64)
+            .map_err(|e| format!("screenshot is not base64: {e}"))?;
         fs::write(path, png).map_err(|e| e.to_string())
     }
 
@@ -1659,10 +1622,24 @@ impl Drop for Session {
     }
 }
 
+/// The static server's path mapping, without a browser: percent escapes
+/// are decoded (trunk names no file with one, but a hand-typed URL may
+/// have them), and nothing outside dist/ is served.
 #[test]
-fn base64_round_trip_of_known_values() {
-    assert_eq!(base64_decode("aGVsbG8="), b"hello");
-    assert_eq!(base64_decode("aGVsbG8h"), b"hello!");
-    assert_eq!(base64_decode("aGk="), b"hi");
-    assert_eq!(base64_decode(""), b"");
+fn server_paths_are_decoded_and_stay_in_the_root() {
+    let root = TempDir::new(&target_dir(), "e2e-resolve");
+    fs::write(root.0.join("index.html"), "<p>").unwrap();
+    fs::write(root.0.join("a b.js"), "").unwrap();
+    fs::create_dir(root.0.join("sub")).unwrap();
+    fs::write(root.0.join("sub").join("index.html"), "").unwrap();
+    let at = |p: &str| resolve(&root.0, p).map(|f| f.strip_prefix(&root.0).unwrap().to_path_buf());
+    assert_eq!(at("/"), Some(PathBuf::from("index.html")));
+    assert_eq!(at("/a%20b.js"), Some(PathBuf::from("a b.js")));
+    assert_eq!(at("/sub/"), Some(PathBuf::from("sub/index.html")));
+    assert_eq!(at("/missing.js"), None);
+    // ".." decoded from %2e%2e is still refused.
+    assert_eq!(at("/sub/../index.html"), None);
+    assert_eq!(at("/sub/%2e%2e/index.html"), None);
+    // %FF is not UTF-8: no file name.
+    assert_eq!(at("/%FF"), None);
 }

@@ -3,6 +3,16 @@
 //! (which select the code paths it adds, see features.rs) and tunables.
 //! `schedlab patches` lists them; scenarios name them in `[sim] patches`,
 //! and `schedlab compare --base 6.6 --patch 6.6+reweight-fix` compares.
+//!
+//! Read from: the seed threads' mails in shared/seeds (000: Abel Wu's
+//! "sched/eevdf: Optimize reweight and pick" series, patches 1-4; 001:
+//! Venkatesh Pallipadi's next buddy hint; 002: SIS_FILTER, posted by Chen Yu;
+//! 003: Ingo Molnar's same-prio wakeup preemption patch and Chen Yu's reply;
+//! 004: the EEVDF RFC's PLACE_BONUS, patch 15/17), with the mainline commit
+//! each became where it was merged; and, for the two not in the seeds, the
+//! tip sched/core commits named in their `source` (NEXT_BUDDY for EEVDF,
+//! late 2025; 2ae891b82695, the 0.70 ms base slice). Each patch's `source`
+//! names its mail or commit.
 
 use crate::kernel::sched::features::{Feature, Feature::*, Features};
 

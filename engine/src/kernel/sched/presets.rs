@@ -1,4 +1,18 @@
 //! Kernel presets: a kernel version is a set of feature flags plus tunables.
+//!
+//! Read from (the trees of section 0 of docs/kernel-scheduler-reference.md):
+//! - the default flags: `kernel/sched/features.h` of v5.15, v6.5, v6.6.9
+//!   (presets "6.6" and "6.6.y"), v6.12 and v6.18.2, one `SCHED_FEAT` line
+//!   each (the flags themselves are in features.rs);
+//! - the base slice: `normalized_sysctl_sched_min_granularity` (5.15, 6.5)
+//!   and `normalized_sysctl_sched_base_slice` (6.6.9: 750000, 6.12: 750000,
+//!   6.18.2: 700000) in `kernel/sched/fair.c` of the same trees;
+//! - the CPU scaling: `sysctl_sched_tunable_scaling` and
+//!   `get_update_sysctl_factor()` in fair.c, `TICK_NSEC` in
+//!   include/linux/jiffies.h.
+//!
+//! "6.6" differs from the v6.6.9 tree only in reweight_entity(), which is
+//! v6.6.0's (before eab03c23c2a1); v6.6.0 itself was not read.
 
 use crate::kernel::sched::features::{Features, PRESET_NAMES};
 
