@@ -416,7 +416,16 @@ pub fn App() -> impl IntoView {
                         <span class="muted">"this is one run of the study: its configuration and seed are written into the scenario"</span>
                         <span class="muted" data-testid="opened-hash" data-hash=opened_hash>{move || {
                             let h = opened_hash();
-                            if h.is_empty() { "computing the run…".to_string() } else { format!("schedule hash {h} (as in the study)") }
+                            if !h.is_empty() {
+                                format!("schedule hash {h} (as in the study)")
+                            } else if ui.frame.with(|f| f.truncated) {
+                                // The study ran the whole run; the viewer
+                                // keeps only its start, so there is no hash
+                                // to compare (a smaller cell has one).
+                                "the run is longer than the viewer keeps: its schedule hash cannot be checked here".to_string()
+                            } else {
+                                "computing the run…".to_string()
+                            }
                         }}</span>
                     </div>
                 })}
