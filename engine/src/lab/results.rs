@@ -146,6 +146,7 @@ impl Simulation {
 }
 
 /// A workload's counters and latency histograms over its workers.
+#[derive(Default)]
 struct Gathered {
     secs: f64,
     time_ns: u64,
@@ -270,5 +271,29 @@ impl Simulation {
             nr_involuntary_switches: g.nivcsw,
             nr_migrations: g.migrations,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// hackbench's time is when its last receiver is done. 4 workers
+    /// share 1000 messages (250 each); in a 0.1 s window they did 400, the
+    /// slowest 50: that one needs 0.1 × 250 / 50 = 0.5 s, so the job takes
+    /// 0.5 s and its throughput is 1000 / 0.5 = 2000 msgs/s — not the mean
+    /// rate 400 / 0.1 = 4000. A finished job takes its end time (0.3 s:
+    /// 3333.3 msgs/s); a job without a fixed amount reports its rate.
+    #[test]
+    fn a_fixed_work_job_ends_with_its_slowest_worker() {
+        let g = Gathered { secs: 0.1, total_ops: Some(1000), ops: 400, min_ops: 50, workers: 4, ..Default::default() };
+        assert!((g.value(Metric::Time) - 0.5).abs() < 1e-12);
+        assert!((g.value(Metric::Throughput) - 2000.0).abs() < 1e-9);
+        let done = Gathered { finished: true, end_secs: 0.3, ..g };
+        assert!((done.value(Metric::Time) - 0.3).abs() < 1e-12);
+        assert!((done.value(Metric::Throughput) - 1000.0 / 0.3).abs() < 1e-9);
+        let open = Gathered { secs: 0.1, ops: 400, workers: 4, ..Default::default() };
+        assert!((open.value(Metric::Throughput) - 4000.0).abs() < 1e-9);
+        assert!((open.value(Metric::Time) - 0.1).abs() < 1e-12);
     }
 }
