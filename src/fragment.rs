@@ -214,7 +214,7 @@ pub fn decode(fragment: &str) -> (Link, Vec<String>) {
                     Err(e) => problems.push(format!("The link's scenario could not be read: {e}.")),
                 }
             }
-            "p" => link.preset = Some(unescape(value)),
+            "p" => link.preset = Some(unescape(key, value, &mut problems)),
             "page" => match Page::from_id(value) {
                 Some(p) => link.page = p,
                 None => problems.push(format!(
@@ -222,10 +222,10 @@ pub fn decode(fragment: &str) -> (Link, Vec<String>) {
                     shorten(value)
                 )),
             },
-            "cp" => link.compare_preset = Some(unescape(value)),
-            "sp" => link.study_preset = Some(unescape(value)),
-            "b" => link.base = Some(unescape(value)),
-            "c" => link.compare = Some(unescape(value)),
+            "cp" => link.compare_preset = Some(unescape(key, value, &mut problems)),
+            "sp" => link.study_preset = Some(unescape(key, value, &mut problems)),
+            "b" => link.base = Some(unescape(key, value, &mut problems)),
+            "c" => link.compare = Some(unescape(key, value, &mut problems)),
             "t" => match value.parse() {
                 Ok(v) => link.time = Some(v),
                 Err(_) => problems.push(format!(
@@ -247,12 +247,12 @@ pub fn decode(fragment: &str) -> (Link, Vec<String>) {
                     shorten(value)
                 )),
             },
-            "k" => link.kernel = Some(unescape(value)),
+            "k" => link.kernel = Some(unescape(key, value, &mut problems)),
             "f" => {
                 for item in value.split(',').filter(|s| !s.is_empty()) {
                     match item.rsplit_once(':') {
-                        Some((n, "1")) => link.features.push((unescape(n), true)),
-                        Some((n, "0")) => link.features.push((unescape(n), false)),
+                        Some((n, "1")) => link.features.push((unescape(key, n, &mut problems), true)),
+                        Some((n, "0")) => link.features.push((unescape(key, n, &mut problems), false)),
                         _ => problems.push(format!(
                             "The link's feature setting `{}` is not NAME:1 or NAME:0.",
                             shorten(item)
@@ -335,23 +335,39 @@ fn escape(s: &str) -> String {
     out
 }
 
-fn unescape(s: &str) -> String {
+/// Percent-decodes a link value. A `%` not followed by two hex digits, or
+/// bytes that are not UTF-8 once decoded, are kept as written (lossy) and
+/// reported in `problems` under the link's `key`.
+fn unescape(key: &str, s: &str, problems: &mut Vec<String>) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
+    let mut bad = None;
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            let hex = |c: u8| (c as char).to_digit(16);
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+        if b[i] == b'%' {
+            let hex = |c: Option<&u8>| c.and_then(|&c| (c as char).to_digit(16));
+            if let (Some(h), Some(l)) = (hex(b.get(i + 1)), hex(b.get(i + 2))) {
                 out.push((h * 16 + l) as u8);
                 i += 3;
                 continue;
             }
+            bad.get_or_insert(i);
         }
         out.push(b[i]);
         i += 1;
     }
-    String::from_utf8_lossy(&out).into_owned()
+    if let Some(at) = bad {
+        let end = (at + 3).min(s.len());
+        let shown = s.get(at..end).unwrap_or("%");
+        problems.push(format!("The link's `{key}` has a bad escape `{shown}` at character {}: kept as written.", at + 1));
+    }
+    match String::from_utf8(out) {
+        Ok(t) => t,
+        Err(e) => {
+            problems.push(format!("The link's `{key}` is not UTF-8 once decoded (byte {}).", e.utf8_error().valid_up_to()));
+            String::from_utf8_lossy(e.as_bytes()).into_owned()
+        }
+    }
 }
 
 /// base64url without padding (the `base64` crate).
@@ -539,6 +555,23 @@ mod tests {
             assert_eq!(p.len(), 1, "{p:?}");
             assert!(p[0].contains("could not be read") && p[0].contains("cut short"), "{p:?}");
         }
+    }
+
+    /// A hand-edited link with a broken escape still opens, keeps the text
+    /// as written, and says which key and where: `p=a%zzb` — `%z` is not
+    /// two hex digits, at character 2 of the value. `k=%41` is `A`; `%C3`
+    /// alone is half of a UTF-8 sequence.
+    #[test]
+    fn bad_escapes_are_kept_and_reported() {
+        let (l, p) = decode("v=2&p=a%zzb&k=6.%36");
+        assert_eq!((l.preset.as_deref(), l.kernel.as_deref()), (Some("a%zzb"), Some("6.6")));
+        assert_eq!(p, vec!["The link's `p` has a bad escape `%zz` at character 2: kept as written.".to_string()]);
+        let (l, p) = decode("v=2&k=6.1%");
+        assert_eq!(l.kernel.as_deref(), Some("6.1%"));
+        assert!(p[0].contains("`k` has a bad escape `%` at character 4"), "{p:?}");
+        let (l, p) = decode("v=2&b=%C3");
+        assert_eq!(l.base.as_deref(), Some("\u{fffd}"));
+        assert!(p[0].contains("`b` is not UTF-8 once decoded (byte 0)"), "{p:?}");
     }
 
     #[test]
