@@ -135,22 +135,9 @@ pub fn cmd(a: Args) -> Result<String, String> {
             w.ops_per_sec,
             if w.finished { ", finished" } else { "" }
         );
-        let us = |ns: u64| ns as f64 / 1e3;
-        out += &format!(
-            "  wakeup latency us: p50 {:.1} p90 {:.1} p99 {:.1} max {:.1}",
-            us(w.wakeup_latency_ns.p50),
-            us(w.wakeup_latency_ns.p90),
-            us(w.wakeup_latency_ns.p99),
-            us(w.wakeup_latency_ns.max)
-        );
+        out += &format!("  {}", latency("wakeup", &w.wakeup_latency_ns));
         if w.request_latency_ns.count > 0 {
-            out += &format!(
-                "; request latency us: p50 {:.1} p90 {:.1} p99 {:.1} max {:.1}",
-                us(w.request_latency_ns.p50),
-                us(w.request_latency_ns.p90),
-                us(w.request_latency_ns.p99),
-                us(w.request_latency_ns.max)
-            );
+            out += &format!("; {}", latency("request", &w.request_latency_ns));
         }
         out += &format!(
             "\n  switches: {} voluntary, {} involuntary; {} migrations\n",
@@ -188,3 +175,9 @@ pub fn cmd(a: Args) -> Result<String, String> {
 
 /// Beyond this many tasks `run` prints only the first (and the workloads).
 const MAX_TASK_LINES: usize = 32;
+
+/// "NAME latency us: p50 … p90 … p99 … max …".
+fn latency(name: &str, p: &schedlab_engine::lab::trace::hist::Percentiles) -> String {
+    let us = |ns: u64| ns as f64 / 1e3;
+    format!("{name} latency us: p50 {:.1} p90 {:.1} p99 {:.1} max {:.1}", us(p.p50), us(p.p90), us(p.p99), us(p.max))
+}
