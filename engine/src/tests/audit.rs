@@ -257,6 +257,26 @@ fn idle_rule_order_follows_the_version() {
     }
 }
 
+/// Item 8, the first step: v6.6.9's check_preempt_wakeup() (fair.c:8182)
+/// preempts a SCHED_IDLE curr for a non-idle wakee *before* it looks at
+/// WAKEUP_PREEMPTION (8190), so with the feature off an idle hog is still
+/// preempted by every wake-up of b. v6.12/v6.18 (fair.c:8800/8778) return
+/// on !WAKEUP_PREEMPTION first: no preemption at all.
+#[test]
+fn an_idle_curr_is_preempted_even_without_wakeup_preemption_until_6_12() {
+    let text = "[sim]\nduration = \"200ms\"\n[[task]]\nname = \"a\"\npolicy = \"idle\"\nprogram = \"run\"\n\
+        [[task]]\nname = \"b\"\nprogram = \"loop { sleep 10ms; run 100us }\"\n";
+    for (kernel, want) in [("6.6", Verdict::Preempt), ("6.6.y", Verdict::Preempt), ("6.12", Verdict::Disabled), ("6.18", Verdict::Disabled)] {
+        let ov = Overrides { kernel: Some(kernel.into()), features: vec![("WAKEUP_PREEMPTION".into(), false)], ..Default::default() };
+        let (mut sim, _) = from_text(text, &ov, LogMode::Full).unwrap();
+        sim.run();
+        let verdicts: Vec<Verdict> =
+            sim.log.iter().filter_map(|e| match e.record { Record::WakeupCheck { wakee: 1, verdict, .. } => Some(verdict), _ => None }).collect();
+        assert!(verdicts.len() >= 5, "{kernel}: {verdicts:?}");
+        assert!(verdicts.iter().all(|&v| v == want), "{kernel}: {verdicts:?}");
+    }
+}
+
 /// Item 9 (`clear_buddies()`, v5.15): each role is walked on its own,
 /// starting only where `se` holds it. Task t in group g: g's queue has
 /// next = t and last = u (another task); the root has next = last = g's
@@ -278,6 +298,27 @@ fn cfs_clear_buddies_walks_each_role_alone() {
     s.clear_buddies(gq, tse);
     assert_eq!((s.cfs_rqs[gq as usize].next, s.cfs_rqs[0].next), (NIL, NIL));
     assert_eq!((s.cfs_rqs[gq as usize].last, s.cfs_rqs[0].last), (use_, gse));
+}
+
+/// Item 9, the skip role (`__clear_buddies_skip()`, v5.15): t in group g
+/// yielded, so g's queue has skip = t and the root skip = g's entity;
+/// clearing t walks up and drops both. With g's skip held by u instead,
+/// the walk never starts and the root's skip stays.
+#[test]
+fn cfs_clear_buddies_walks_the_skip_role_up() {
+    for t_skips in [true, false] {
+        let mut s = sched("5.15", &[]);
+        let g = s.add_group("g", NIL, scale_load(1024), false);
+        let (gse, gq) = (s.groups[g as usize].se[0], s.groups[g as usize].cfs_rq[0]);
+        let t = s.add_task_in(one_cpu(), 0, Policy::Normal, None, g);
+        let u = s.add_task_in(one_cpu(), 0, Policy::Normal, None, g);
+        let (tse, use_) = (s.tasks[t as usize].se, s.tasks[u as usize].se);
+        s.cfs_rqs[gq as usize].skip = if t_skips { tse } else { use_ };
+        s.cfs_rqs[0].skip = gse;
+        s.clear_buddies(gq, tse);
+        let want = if t_skips { (NIL, NIL) } else { (use_, gse) };
+        assert_eq!((s.cfs_rqs[gq as usize].skip, s.cfs_rqs[0].skip), want, "t_skips={t_skips}");
+    }
 }
 
 /// Item 9 (`pick_next_entity()`, v5.15 and v6.5): the pick clears nothing.
