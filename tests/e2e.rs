@@ -449,6 +449,12 @@ fn lecture_view_in_headless_chromium() {
     session
         .wait_for_css("[data-testid=\"app\"]", MOUNT_TIMEOUT)
         .unwrap();
+    // The reloaded page is the xeon preset, not the state before the reload.
+    wait(
+        "the xeon preset after the reload",
+        "const s = document.querySelector('[data-testid=\"preset\"]'); return !!s && s.value === 'xeon-96-busy';",
+        Duration::from_secs(30),
+    );
     let t_compute = Instant::now();
     wait(
         "the xeon run to be computed",
