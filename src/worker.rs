@@ -32,6 +32,10 @@ pub fn pool_size(cores: Option<f64>, runs: usize) -> usize {
 pub enum Request {
     Plan { text: String },
     Run { index: usize },
+    /// A trace file to turn into a replay scenario (`lab::import`): done
+    /// here so that a large trace neither blocks the page nor puts the
+    /// importer in the page's .wasm.
+    Import { name: String, text: String },
 }
 
 /// A message from the worker.
@@ -43,6 +47,8 @@ pub enum Reply {
     Planned { runs: usize },
     Done { index: usize, value: RunValueMsg },
     Failed { index: Option<usize>, message: String },
+    /// The scenario an imported trace became.
+    Imported { scenario: String },
 }
 
 /// `RunValue` as it travels (the engine's type is only `Serialize`). JSON
@@ -108,6 +114,7 @@ pub fn handle(study: &mut Option<Study>, msg: &str) -> String {
         }
     };
     let reply = match req {
+        Request::Import { name, text } => import_trace(&name, &text),
         Request::Plan { text } => match Study::new(&text) {
             Ok(s) => {
                 let runs = s.runs.len();
@@ -146,6 +153,17 @@ pub fn handle(study: &mut Option<Study>, msg: &str) -> String {
     encode(&reply)
 }
 
+/// A trace as a replay scenario; pinned threads, as the Traces panel
+/// promises (a thread that stayed on one CPU stays there).
+fn import_trace(name: &str, text: &str) -> Reply {
+    use schedlab_engine::lab::import;
+    let o = import::Options { source: name.to_string(), pin: true, ..Default::default() };
+    match import::import(text.as_bytes(), &o) {
+        Ok((scenario, _)) => Reply::Imported { scenario },
+        Err(e) => Reply::Failed { index: None, message: format!("{name}: {e}") },
+    }
+}
+
 /// Reads a worker's reply.
 pub fn decode_reply(msg: &str) -> Result<Reply, String> {
     serde_json::from_str(msg).map_err(|e| format!("unreadable message from the worker: {e}"))
@@ -171,6 +189,28 @@ seeds = 2
 load = "groups"
 loads = [1, 2]
 "#;
+
+    /// The Traces panel's import runs in the worker: perf sched text
+    /// becomes a scenario with a task per thread that ran, named COMM-PID
+    /// (`a-1` switched in at 1.0 s, out at 1.5 s), and a bad line comes back
+    /// as a failure that names the file and the line.
+    #[test]
+    fn the_worker_imports_a_trace() {
+        let mut study = None;
+        let trace = "  a-1 [000] 1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=1 next_prio=120\n  \
+                     a-1 [000] 1.500000: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n";
+        let req = encode(&Request::Import { name: "t.txt".into(), text: trace.into() });
+        match decode_reply(&handle(&mut study, &req)).unwrap() {
+            Reply::Imported { scenario } => assert!(scenario.contains("name = \"a-1\""), "{scenario}"),
+            other => panic!("{other:?}"),
+        }
+        let bad = "  a-1 [000] 1.000000: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=x next_prio=120\n";
+        let req = encode(&Request::Import { name: "bad.txt".into(), text: bad.into() });
+        match decode_reply(&handle(&mut study, &req)).unwrap() {
+            Reply::Failed { index: None, message } => assert!(message.starts_with("bad.txt: line 1: sched_switch"), "{message}"),
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn the_worker_plans_once_and_runs_by_index() {

@@ -423,6 +423,8 @@ impl StudyState {
                 }));
                 self.cancel_quietly();
             }
+            // The study page never asks for an import.
+            Ok(Reply::Imported { .. }) => self.error.set(Some("the worker answered an import nobody asked for".into())),
             Err(e) => self.error.set(Some(e)),
         }
     }

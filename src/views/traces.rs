@@ -1,6 +1,6 @@
 //! Traces in and out of the page: "open in Perfetto" and a download of a
 //! run as ftrace text (engine `lab::perfetto`), and a trace dropped or
-//! chosen to replay (engine `lab::import`).
+//! chosen to replay (engine `lab::import`, run in the study worker).
 //!
 //! Perfetto UI is opened in a new window and sent the trace with its
 //! postMessage protocol: PING every 50 ms until the UI answers PONG (its
@@ -9,7 +9,7 @@
 use gloo::events::EventListener;
 use gloo::timers::callback::Interval;
 use leptos::prelude::*;
-use schedlab_engine::lab::{import, perfetto};
+use schedlab_engine::lab::perfetto;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::state::{use_ctx, Ctx, Keep};
@@ -94,26 +94,53 @@ pub fn TraceButtons(ctx: Ctx, #[prop(into)] label: String) -> impl IntoView {
     }
 }
 
-/// Replays a trace file in the lecture view: the scenario goes into the
-/// editor and runs.
-fn replay(ctx: Ctx, name: &str, text: &str) {
-    let o = import::Options { source: name.to_string(), pin: true, ..Default::default() };
-    match import::import(text.as_bytes(), &o) {
-        Ok((sc, _)) => {
-            ctx.ui.editor.set(sc.clone());
-            if ctx.load(&sc, Default::default(), Keep::Start).is_ok() {
-                ctx.ui.notice.update(|n| n.push(format!("{name} imported: its threads replay as tasks (see the editor).")));
+/// Replays a trace file in the lecture view: a worker imports it (the
+/// importer lives in the worker's .wasm, and a large trace does not block
+/// the page), then the scenario goes into the editor and runs.
+fn replay(ctx: Ctx, name: &str, text: String) {
+    use crate::worker::{decode_reply, encode, Reply, Request};
+    use wasm_bindgen::closure::Closure;
+    let say = move |m: String| ctx.ui.notice.update(|n| n.push(m));
+    let Ok(w) = web_sys::Worker::new(crate::pages::study::WORKER_URL) else {
+        return say(format!("{name}: the page could not start a worker to import it"));
+    };
+    ctx.ui.notice.update(|n| n.push(format!("importing {name}…")));
+    let request = Some(encode(&Request::Import { name: name.to_string(), text }));
+    let state = std::rc::Rc::new(std::cell::RefCell::new((request, None::<Closure<dyn FnMut(web_sys::MessageEvent)>>)));
+    let (st, worker, name) = (state.clone(), w.clone(), name.to_string());
+    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+        match decode_reply(&ev.data().as_string().unwrap_or_default()) {
+            // The worker is listening: hand it the trace, once.
+            Ok(Reply::Ready) => {
+                if let Some(req) = st.borrow_mut().0.take() {
+                    let _ = worker.post_message(&JsValue::from_str(&req));
+                }
+                return;
             }
+            Ok(Reply::Imported { scenario }) => {
+                ctx.ui.editor.set(scenario.clone());
+                if ctx.load(&scenario, Default::default(), Keep::Start).is_ok() {
+                    say(format!("{name} imported: its threads replay as tasks (see the editor)."));
+                }
+            }
+            Ok(Reply::Failed { message, .. }) => say(message),
+            Ok(other) => say(format!("{name}: unexpected answer from the worker: {other:?}")),
+            Err(e) => say(format!("{name}: {e}")),
         }
-        Err(e) => ctx.ui.notice.update(|n| n.push(format!("{name}: {e}"))),
-    }
+        worker.terminate();
+        // Drop the handler after this call returns.
+        let done = st.borrow_mut().1.take();
+        gloo::timers::callback::Timeout::new(0, move || drop(done)).forget();
+    });
+    w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    state.borrow_mut().1 = Some(on_message);
 }
 
 fn read_file(ctx: Ctx, f: web_sys::File) {
     let name = f.name();
     let file = gloo::file::File::from(f);
     let reader = gloo::file::callbacks::read_as_text(&file, move |r| match r {
-        Ok(text) => replay(ctx, &name, &text),
+        Ok(text) => replay(ctx, &name, text),
         Err(e) => ctx.ui.notice.update(|n| n.push(format!("{name}: {e}"))),
     });
     std::mem::forget(reader);

@@ -127,7 +127,10 @@ struct TablesFile {
 pub fn tables() -> Vec<MailTable> {
     // The file is part of the program; tests::tables_are_consistent keeps
     // it well-formed.
-    toml::from_str::<TablesFile>(TABLES).map(|f| f.table).unwrap_or_else(|e| panic!("assets/seeds/tables.toml: {e}"))
+    crate::lab::scenario::toml_to_json(TABLES)
+        .and_then(|v| serde_json::from_value::<TablesFile>(v).map_err(|e| e.to_string()))
+        .map(|f| f.table)
+        .unwrap_or_else(|e| panic!("assets/seeds/tables.toml: {e}"))
 }
 
 /// The change in % with positive = better, and its std in % of the

@@ -16,6 +16,7 @@ mod json;
 mod print;
 mod program;
 mod value;
+pub(crate) use value::toml_to_json;
 
 #[cfg(test)]
 mod tests;

@@ -326,3 +326,22 @@ fn decode_map(
     map.push(base + inner.len());
     Some((out, map))
 }
+
+/// TOML text as a JSON value (through the same parser as scenarios), for
+/// data files that serde then reads: one TOML front end in the page instead
+/// of toml's serde deserializer as well. A float keeps the digits written.
+pub(crate) fn toml_to_json(text: &str) -> Result<serde_json::Value, String> {
+    fn json(v: &Value) -> serde_json::Value {
+        use serde_json::Value as J;
+        match &v.kind {
+            Kind::Str(s, _) => J::String(s.clone()),
+            Kind::Int(i) => i64::try_from(*i).map_or(J::Null, J::from),
+            Kind::Float(f) => f.replace('_', "").parse::<f64>().ok().and_then(serde_json::Number::from_f64).map_or(J::Null, J::Number),
+            Kind::Bool(b) => J::Bool(*b),
+            Kind::Datetime | Kind::Null => J::Null,
+            Kind::Array(xs) => J::Array(xs.iter().map(json).collect()),
+            Kind::Table(es) => J::Object(es.iter().map(|e| (e.key.clone(), json(&e.value))).collect()),
+        }
+    }
+    from_toml(text).map(|v| json(&v)).map_err(|(at, e)| format!("{e} (at byte {})", at.unwrap_or(0)))
+}
