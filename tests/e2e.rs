@@ -661,11 +661,17 @@ fn study_and_compare_pages_in_headless_chromium() {
     js(r#"document.querySelector('[data-testid="back-to-study"]').click(); return true;"#);
     wait("the study again", "return !!document.querySelector('[data-testid=\"study-table\"]') && document.querySelectorAll('[data-testid=\"study-row\"]').length === 2;", Duration::from_secs(10));
 
-    // 3. The whole study (160 runs): the page answers clicks while the
-    //    worker runs, then Cancel stops it.
+    // 3. The whole study (16 rows × its seeds × 2 configurations): the page
+    //    answers clicks while the worker runs, then Cancel stops it. The
+    //    seed count shown is the study file's.
+    let seeds = include_str!("../assets/studies/seed-002-hackbench.toml").lines().find_map(|l| l.strip_prefix("seeds = ")).expect("seeds in the study").trim();
     js(r#"const s = document.querySelector('[data-testid="study-preset"]'); s.value = ''; s.dispatchEvent(new Event('change', { bubbles: true }));
           s.value = 'seed-002-hackbench'; s.dispatchEvent(new Event('change', { bubbles: true })); return true;"#);
-    wait("the full preset", "return !!document.querySelector('[data-testid=\"study-seeds\"]') && document.querySelector('[data-testid=\"study-seeds\"]').value === '5';", Duration::from_secs(5));
+    wait(
+        "the full preset",
+        &format!("return !!document.querySelector('[data-testid=\"study-seeds\"]') && document.querySelector('[data-testid=\"study-seeds\"]').value === '{seeds}';"),
+        Duration::from_secs(5),
+    );
     js(r#"document.querySelector('[data-testid="study-run"]').click(); return true;"#);
     wait("some runs", "return +document.querySelector('[data-testid=\"study-progress\"]').dataset.done >= 3;", Duration::from_secs(120));
     let responsive = session.execute_async(
@@ -1043,7 +1049,10 @@ fn http(
     body: Option<&Value>,
 ) -> io::Result<(u16, Value)> {
     let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5))?;
-    stream.set_read_timeout(Some(Duration::from_secs(120)))?;
+    // An async script answers when it calls back: allow it the session's
+    // script timeout (900 s) rather than cutting it at the socket.
+    let wait = if path.ends_with("/execute/async") { 900 } else { 120 };
+    stream.set_read_timeout(Some(Duration::from_secs(wait)))?;
     let payload = body.map(|b| b.to_string()).unwrap_or_default();
     let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     if body.is_some() {
@@ -1389,9 +1398,10 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
               pick([...document.querySelectorAll('[data-testid^="nav-"]')]).click(); counts.nav++;
             }} else if (r < 0.5) {{
               // Buttons and checkboxes, but not the ones that leave the page
-              // (links) or download.
+              // (links, "open in Perfetto": a new window puts this tab in
+              // the background, where animation frames stop) or download.
               const b = [...app.querySelectorAll('button:not([disabled]), input[type=checkbox], .tree-node, [data-testid="elig-bar"]')]
-                .filter(e => !e.closest('[data-testid^="export-"]') && !['delta-csv', 'study-csv', 'study-mail', 'chart-svg', 'btn-share', 'delta-copy', 'study-copy'].includes(e.dataset.testid));
+                .filter(e => !e.closest('[data-testid^="export-"]') && !/^btn-(perfetto|trace)-/.test(e.dataset.testid || '') && !['delta-csv', 'study-csv', 'study-mail', 'chart-svg', 'btn-share', 'delta-copy', 'study-copy'].includes(e.dataset.testid));
               if (b.length) {{ const e = pick(b); if (e.dispatchEvent) e.dispatchEvent(new MouseEvent('click', {{ bubbles: true }})); counts.click++; }}
             }} else if (r < 0.65) {{
               const s = [...app.querySelectorAll('select')];
