@@ -277,6 +277,18 @@ fn an_idle_curr_is_preempted_even_without_wakeup_preemption_until_6_12() {
     }
 }
 
+/// A 5.15 CPU with group g holding tasks t and u: the scheduler, g's
+/// entity and queue, and the entities of t and u.
+fn group_of_two() -> (crate::kernel::sched::core::Sched, u32, u32, u32, u32) {
+    let mut s = sched("5.15", &[]);
+    let g = s.add_group("g", NIL, scale_load(1024), false);
+    let (gse, gq) = (s.groups[g as usize].se[0], s.groups[g as usize].cfs_rq[0]);
+    let t = s.add_task_in(one_cpu(), 0, Policy::Normal, None, g);
+    let u = s.add_task_in(one_cpu(), 0, Policy::Normal, None, g);
+    let (tse, use_) = (s.tasks[t as usize].se, s.tasks[u as usize].se);
+    (s, gse, gq, tse, use_)
+}
+
 /// Item 9 (`clear_buddies()`, v5.15): each role is walked on its own,
 /// starting only where `se` holds it. Task t in group g: g's queue has
 /// next = t and last = u (another task); the root has next = last = g's
@@ -285,12 +297,7 @@ fn an_idle_curr_is_preempted_even_without_wakeup_preemption_until_6_12() {
 /// root's last buddy stays.
 #[test]
 fn cfs_clear_buddies_walks_each_role_alone() {
-    let mut s = sched("5.15", &[]);
-    let g = s.add_group("g", NIL, scale_load(1024), false);
-    let (gse, gq) = (s.groups[g as usize].se[0], s.groups[g as usize].cfs_rq[0]);
-    let t = s.add_task_in(one_cpu(), 0, Policy::Normal, None, g);
-    let u = s.add_task_in(one_cpu(), 0, Policy::Normal, None, g);
-    let (tse, use_) = (s.tasks[t as usize].se, s.tasks[u as usize].se);
+    let (mut s, gse, gq, tse, use_) = group_of_two();
     s.cfs_rqs[gq as usize].next = tse;
     s.cfs_rqs[gq as usize].last = use_;
     s.cfs_rqs[0].next = gse;
@@ -307,12 +314,7 @@ fn cfs_clear_buddies_walks_each_role_alone() {
 #[test]
 fn cfs_clear_buddies_walks_the_skip_role_up() {
     for t_skips in [true, false] {
-        let mut s = sched("5.15", &[]);
-        let g = s.add_group("g", NIL, scale_load(1024), false);
-        let (gse, gq) = (s.groups[g as usize].se[0], s.groups[g as usize].cfs_rq[0]);
-        let t = s.add_task_in(one_cpu(), 0, Policy::Normal, None, g);
-        let u = s.add_task_in(one_cpu(), 0, Policy::Normal, None, g);
-        let (tse, use_) = (s.tasks[t as usize].se, s.tasks[u as usize].se);
+        let (mut s, gse, gq, tse, use_) = group_of_two();
         s.cfs_rqs[gq as usize].skip = if t_skips { tse } else { use_ };
         s.cfs_rqs[0].skip = gse;
         s.clear_buddies(gq, tse);
