@@ -196,9 +196,35 @@ fn a_short_real_run_measures_every_task() {
 /// closely. The kernel charges a little more: the interrupt and schedule()
 /// path around each preemption (tens of µs in a VM) falls into the gaps.
 /// Measured on the 2-vCPU VM this was written on: −1.4 % to −3.1 %.
+///
+/// Other load on the machine only widens that gap, and only one way: this
+/// kernel has no CONFIG_IRQ_TIME_ACCOUNTING, so update_rq_clock_task()
+/// (kernel/sched/core.c, 6.18) leaves interrupt and softirq time in
+/// clock_task and the kernel charges it to whichever task was curr, while
+/// the own clock drops every gap over SWITCHED_OUT_NS. With the full test
+/// suite running beside it, one 200 ms window was −11.8 %. So the clock's
+/// own error is the best of a few windows, and no window may count more
+/// than the kernel did (that would be a real error: noise cannot cause it).
 #[test]
 fn own_clock_agrees_with_the_kernel() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut errors = Vec::new();
+    for _ in 0..3 {
+        let (own, kernel) = own_and_kernel_time_beside_a_hog();
+        let err = own as f64 / kernel as f64 - 1.0;
+        eprintln!("counted {own} ns, kernel {kernel} ns ({:+.2} %)", err * 100.0);
+        assert!(err < 0.02, "counted more than the kernel: {own} ns vs {kernel} ns ({:+.2} %)", err * 100.0);
+        errors.push(err);
+        if err.abs() < 0.06 {
+            return;
+        }
+    }
+    panic!("the own clock missed over 6 % of the kernel's time in every window: {errors:?}");
+}
+
+/// Spins 200 ms of own-clock time pinned beside a hog on the last allowed
+/// CPU; returns (own clock ns, the kernel's thread CPU time ns).
+fn own_and_kernel_time_beside_a_hog() -> (u64, u64) {
     let cpu = *sys::get_affinity(0).unwrap().last().unwrap();
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let s = stop.clone();
@@ -216,10 +242,8 @@ fn own_clock_agrees_with_the_kernel() {
         while clock.read() < 200_000_000 {}
         (clock.own, sys::thread_cpu_ns() - k0)
     });
-    let (own, kernel) = spinner.join().unwrap();
+    let times = spinner.join().unwrap();
     stop.store(true, Ordering::Relaxed);
     hog.join().unwrap();
-    let err = own as f64 / kernel as f64 - 1.0;
-    eprintln!("counted {own} ns, kernel {kernel} ns ({:+.2} %)", err * 100.0);
-    assert!(err.abs() < 0.06, "counted {own} ns, kernel {kernel} ns ({:+.2} %)", err * 100.0);
+    times
 }
