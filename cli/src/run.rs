@@ -1,6 +1,10 @@
 //! `schedlab run`: one scenario, its per-task, per-workload and per-CPU results.
 
+use std::io::{BufWriter, Write};
+
 use schedlab_engine::kernel::sched::features::Feature;
+use schedlab_engine::lab::perfetto::FtraceExport;
+use schedlab_engine::lab::sim::{Log, Simulation};
 use schedlab_engine::{from_text, LogMode, Overrides};
 
 use crate::{progress, ScenarioArg};
@@ -66,31 +70,34 @@ pub fn cmd(a: Args) -> Result<String, String> {
         sim.enable_signals(a.signals_period);
     }
     let busy = progress::busy(format!("running {path}"));
-    match &a.trace {
-        Some(t) => crate::traces::run_with_trace(&mut sim, t, &format!("{path}: kernel {} seed {}", cfg.kernel, cfg.seed), log)?,
-        None => sim.run(),
-    }
+    let title = format!("{path}: kernel {} seed {}", cfg.kernel, cfg.seed);
+    let stdout = std::io::stdout();
+    let mut log_out = log.then(|| LogStream::new(BufWriter::with_capacity(1 << 16, stdout.lock()), json));
+    let reader_left = stream(&mut sim, a.trace.as_deref(), &title, log_out.as_mut())?;
     drop(busy);
+    if reader_left {
+        return Ok(String::new());
+    }
     let res = sim.results(&cfg.kernel);
     if let (Some(file), Some(sig)) = (&a.signals, &sim.signals) {
         std::fs::write(file, sig.to_csv()).map_err(|e| format!("{file}: {e}"))?;
     }
+    // The log, if any, is on stdout already: what follows completes it.
+    let log_written = log_out.map(LogStream::finish).transpose().map_err(|e| format!("stdout: {e}"))?;
     if json {
         let mut v = serde_json::to_value(&res).map_err(|e| e.to_string())?;
         if let Some(sig) = &sim.signals {
             v["signals"] = serde_json::to_value(sig.summary(sim.measure_from)).map_err(|e| e.to_string())?;
         }
-        if log {
-            v["log"] = serde_json::to_value(sim.log.iter().collect::<Vec<_>>()).map_err(|e| e.to_string())?;
-        }
-        return Ok(format!("{}\n", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?));
+        let pretty = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
+        // After a streamed `"log": [...]`, the object's other members
+        // follow it: drop the result's own opening brace.
+        return Ok(match log_written {
+            Some(_) => format!(",{}\n", &pretty[1..]),
+            None => format!("{pretty}\n"),
+        });
     }
     let mut out = String::new();
-    if log {
-        for e in sim.log.iter() {
-            out += &format!("{:>14} #{:<8} {:?}\n", e.time, e.event, e.record);
-        }
-    }
     out += &format!(
         "kernel {}  seed {}  simulated {}  events {}  log hash {}\n",
         res.kernel,
@@ -171,6 +178,89 @@ pub fn cmd(a: Args) -> Result<String, String> {
         out += &format!("warning: {w}\n");
     }
     Ok(out)
+}
+
+/// Runs `sim` to its end, streaming the trace file and the log as it
+/// goes: kept records are dropped after each event, so memory stays flat
+/// however long the run (README, "Memory"). Returns true if stdout was
+/// closed (`schedlab run --log x | head`): nobody reads the rest.
+fn stream<W: Write>(sim: &mut Simulation, trace: Option<&str>, title: &str, mut log: Option<&mut LogStream<W>>) -> Result<bool, String> {
+    let file_err = |e: std::io::Error| format!("{}: {e}", trace.unwrap_or("trace"));
+    let mut ex = match trace {
+        Some(t) => {
+            let f = std::fs::File::create(t).map_err(file_err)?;
+            Some(FtraceExport::new(sim, BufWriter::with_capacity(1 << 16, f), title, true).map_err(file_err)?)
+        }
+        None => None,
+    };
+    if ex.is_none() && log.is_none() {
+        sim.run();
+        return Ok(false);
+    }
+    loop {
+        let more = sim.step();
+        if let Some(ex) = &mut ex {
+            ex.ingest(&sim.log, Some(sim.sched())).map_err(file_err)?;
+        }
+        if let Some(l) = log.as_deref_mut() {
+            match l.write(&sim.log) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(true),
+                r => r.map_err(|e| format!("stdout: {e}"))?,
+            }
+        }
+        match &mut ex {
+            // Everything is read: this only empties the log for both.
+            Some(ex) => ex.drain(&mut sim.log, None).map_err(file_err)?,
+            None => sim.log.clear_kept(),
+        }
+        if !more {
+            break;
+        }
+    }
+    if let Some(mut ex) = ex {
+        ex.end_at(sim.now(), sim.sched()).map_err(file_err)?;
+        ex.finish().map_err(file_err)?.into_inner().map_err(|e| file_err(e.into_error()))?.flush().map_err(file_err)?;
+    }
+    Ok(false)
+}
+
+/// The event log written as the run makes it: text lines, or the opening
+/// `{"log": [` of the JSON result, one entry per line (the rest of the
+/// object follows the run).
+struct LogStream<W: Write> {
+    w: W,
+    json: bool,
+    entries: u64,
+}
+
+impl<W: Write> LogStream<W> {
+    fn new(w: W, json: bool) -> Self {
+        LogStream { w, json, entries: 0 }
+    }
+
+    fn write(&mut self, log: &Log) -> std::io::Result<()> {
+        for e in log.iter() {
+            if self.json {
+                let sep = if self.entries == 0 { "{\n  \"log\": [\n    " } else { ",\n    " };
+                self.w.write_all(sep.as_bytes())?;
+                serde_json::to_writer(&mut self.w, &e)?;
+            } else {
+                writeln!(self.w, "{:>14} #{:<8} {:?}", e.time, e.event, e.record)?;
+            }
+            self.entries += 1;
+        }
+        Ok(())
+    }
+
+    /// Closes the JSON array; returns the number of entries written.
+    fn finish(mut self) -> std::io::Result<u64> {
+        if self.json {
+            let open = if self.entries == 0 { "{\n  \"log\": [" } else { "" };
+            write!(self.w, "{open}\n  ]")?;
+        }
+        self.w.flush()?;
+        Ok(self.entries)
+    }
 }
 
 /// Beyond this many tasks `run` prints only the first (and the workloads).

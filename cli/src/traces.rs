@@ -1,11 +1,9 @@
 //! Traces at the command line: `schedlab import TRACE`, the `--trace FILE`
 //! of `schedlab run`, and the import options `validate --trace` shares.
 
-use std::io::{BufReader, BufWriter, Write};
+use std::io::BufReader;
 
 use schedlab_engine::lab::import::{self, Options};
-use schedlab_engine::lab::perfetto;
-use schedlab_engine::Simulation;
 
 pub const IMPORT_ABOUT: &str = "\
 Reads TRACE, `perf sched script` or `trace-cmd report` text (or the ftrace
@@ -94,10 +92,3 @@ pub fn cmd(a: Args) -> Result<String, String> {
     }
 }
 
-/// `run --trace FILE`: runs `sim` to its end writing the trace (the log
-/// is dropped as it is written unless `keep_log`).
-pub fn run_with_trace(sim: &mut Simulation, path: &str, title: &str, keep_log: bool) -> Result<(), String> {
-    let f = std::fs::File::create(path).map_err(|e| format!("{path}: {e}"))?;
-    let w = perfetto::run_exporting(sim, BufWriter::with_capacity(1 << 16, f), title, true, keep_log).map_err(|e| format!("{path}: {e}"))?;
-    w.into_inner().map_err(|e| format!("{path}: {e}"))?.flush().map_err(|e| format!("{path}: {e}"))
-}

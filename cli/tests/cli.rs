@@ -213,3 +213,42 @@ fn bad_traces_name_the_line() {
     let o = schedlab(&["import", &data("traces/nope.txt")]);
     assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("nope.txt"));
 }
+
+/// `run --log` streams the log as the run makes it (README, "Memory"): the
+/// text lines, and in JSON the same records as the `log` array in front of
+/// the result's other members; the run is the one a hash-only run makes.
+#[test]
+fn run_log_streams_the_same_records_as_text_and_json() {
+    let src = temp("log.toml", "[sim]\nduration = \"20ms\"\n[[task]]\nname = \"hog\"\ncount = 2\nprogram = \"run\"\n[[task]]\nname = \"tick\"\nprogram = \"loop { sleep 3ms; run 1ms }\"\n");
+    let text = stdout(&schedlab(&["run", &src, "--log"]));
+    let records = text.lines().take_while(|l| !l.starts_with("kernel ")).count();
+    let json: serde_json::Value = serde_json::from_str(&stdout(&schedlab(&["run", &src, "--log", "--json"]))).unwrap();
+    let log = json["log"].as_array().unwrap();
+    // Three forks, and five 4 ms rounds of the tick task, each a sleep, a
+    // wake-up with its placement, picks and switches: dozens of records.
+    assert!(records > 30 && log.len() == records, "{} JSON records, {records} lines", log.len());
+    assert!(log.windows(2).all(|w| w[0]["time"].as_u64() <= w[1]["time"].as_u64()));
+    let plain: serde_json::Value = serde_json::from_str(&stdout(&schedlab(&["run", &src, "--json"]))).unwrap();
+    assert_eq!(json["log_hash"], plain["log_hash"]);
+    assert_eq!(json["tasks"], plain["tasks"]);
+}
+
+/// A reader that stops reading (`schedlab run --log x | head`) ends the run
+/// quietly: exit status 0, no error printed.
+#[test]
+fn run_log_ends_quietly_when_the_reader_leaves() {
+    use std::io::{BufRead, BufReader};
+    let src = temp("long-log.toml", "[sim]\nduration = \"600s\"\n[[task]]\nname = \"hog\"\ncount = 2\nprogram = \"loop { run 10us; sleep 10us }\"\n");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(["run", &src, "--log"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(first.contains("Fork"), "{first}");
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+}

@@ -79,6 +79,46 @@ pub fn first_divergence(a: &Simulation, b: &Simulation) -> Option<Divergence> {
     }
 }
 
+/// Runs two simulations built with [`LogMode::Full`] side by side until
+/// their logs first differ (or both end) and returns where, as
+/// [`first_divergence`] would on their whole logs. Records both logs agree
+/// on are dropped as soon as they are compared, so memory is bounded by
+/// one event's records however long the runs (the logs hold only what was
+/// not compared yet when this returns). Each step advances the run whose
+/// log is shorter; the other waits.
+pub fn run_to_divergence(a: &mut Simulation, b: &mut Simulation) -> Option<Divergence> {
+    // Records compared and dropped so far (both logs agreed on all of them).
+    let mut index = 0;
+    let (mut more_a, mut more_b) = (true, true);
+    loop {
+        let common = a.log.len().min(b.log.len());
+        if let Some(p) = a.log.iter().zip(b.log.iter()).position(|(x, y)| x != y) {
+            return Some(Divergence { index: index + p, base: a.log.iter().nth(p), patch: b.log.iter().nth(p) });
+        }
+        if a.log.len() == b.log.len() {
+            index += common;
+            a.log.clear_kept();
+            b.log.clear_kept();
+        }
+        let step_a = more_a && a.log.len() <= b.log.len();
+        let step_b = more_b && b.log.len() <= a.log.len();
+        if !step_a && !step_b {
+            // The run with the shorter log is over: the longer log's next
+            // record is the difference (equal lengths: both are over).
+            if a.log.len() == b.log.len() {
+                return None;
+            }
+            return Some(Divergence { index: index + common, base: a.log.iter().nth(common), patch: b.log.iter().nth(common) });
+        }
+        if step_a {
+            more_a = a.step();
+        }
+        if step_b {
+            more_b = b.step();
+        }
+    }
+}
+
 /// What a record decided, for telling behaviour from wording: the
 /// record's kind and the fields that say what happened. None for records
 /// that only describe or charge (ticks, checks that did not preempt,
@@ -337,11 +377,17 @@ pub fn compare(text: &str, base: &ConfigSpec, patch: &ConfigSpec, runs: u32) -> 
         let mode = if i == 0 { LogMode::Full } else { LogMode::Schedule };
         let (mut a, _) = from_text(text, &base.overrides(seed), mode)?;
         let (mut b, _) = from_text(text, &patch.overrides(seed), mode)?;
+        if i == 0 {
+            divergence = run_to_divergence(&mut a, &mut b);
+            // The rest of the runs only gives metrics: hash records, keep
+            // none (the mode is read per event; the run is the same).
+            for s in [&mut a, &mut b] {
+                s.log.clear_kept();
+                s.log.mode = LogMode::HashOnly;
+            }
+        }
         a.run();
         b.run();
-        if i == 0 {
-            divergence = first_divergence(&a, &b);
-        }
         per_run.push((metrics(&a), metrics(&b)));
     }
     let mut deltas = Vec::new();
@@ -479,5 +525,33 @@ mod tests {
         assert_eq!(ea[..d.index], eb[..d.index]);
         assert_ne!(ea.get(d.index), eb.get(d.index));
         assert_eq!(d.base, ea.get(d.index).copied());
+    }
+
+    /// Streaming both runs finds the same divergence as comparing their
+    /// whole logs: for a different kernel (6.12's 0.75 ms slices), for a
+    /// run that is a prefix of the other (the same scenario cut at 9 ms:
+    /// the longer log's next record, against nothing), and for identical
+    /// runs (none). Identical runs keep at most one event's records.
+    #[test]
+    fn streamed_divergence_is_the_whole_logs_divergence() {
+        let built = |spec: &str, duration: Option<u64>| {
+            let mut ov = ConfigSpec::parse(spec).unwrap().overrides(None);
+            ov.duration = duration;
+            from_text(SC, &ov, LogMode::Full).unwrap().0
+        };
+        for (x, y) in [(("6.18", None), ("6.12", None)), (("6.18", None), ("6.18", Some(9_000_000))), (("6.18", Some(9_000_000)), ("6.18", None)), (("6.18", None), ("6.18", None))] {
+            let (mut a, mut b) = (built(x.0, x.1), built(y.0, y.1));
+            let streamed = run_to_divergence(&mut a, &mut b);
+            if streamed.is_none() {
+                assert!(a.log.len() < 64 && b.log.len() < 64, "{} and {} records kept", a.log.len(), b.log.len());
+            }
+            let (mut a, mut b) = (built(x.0, x.1), built(y.0, y.1));
+            a.run();
+            b.run();
+            assert_eq!(streamed, first_divergence(&a, &b), "{x:?} vs {y:?}");
+        }
+        let (mut a, mut b) = (built("6.18", None), built("6.18", Some(9_000_000)));
+        let d = run_to_divergence(&mut a, &mut b).expect("the shorter run ends first");
+        assert!(d.base.is_some() && d.patch.is_none(), "{d:?}");
     }
 }
