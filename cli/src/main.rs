@@ -133,13 +133,26 @@ pub struct ScenarioArg {
 impl ScenarioArg {
     pub fn read(&self) -> Result<String, String> {
         let path = &self.path;
-        if path == "-" {
-            let mut s = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| format!("stdin: {e}"))?;
-            return Ok(s);
-        }
-        std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))
+        let bytes = if path == "-" {
+            let mut b = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin(), &mut b).map_err(|e| format!("stdin: {e}"))?;
+            b
+        } else {
+            std::fs::read(path).map_err(|e| format!("{path}: {e}"))?
+        };
+        let name = if path == "-" { "stdin" } else { path };
+        String::from_utf8(bytes).map_err(|e| not_utf8(name, e.as_bytes(), e.utf8_error().valid_up_to()))
     }
+}
+
+/// "FILE: line L, column C (byte B): not UTF-8" for the first bad byte.
+fn not_utf8(name: &str, bytes: &[u8], at: usize) -> String {
+    let before = &bytes[..at];
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    // The bytes before `at` are valid UTF-8: count characters, not bytes.
+    let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+    format!("{name}: line {line}, column {column} (byte {at}): the file is not UTF-8 text (byte 0x{:02x})", bytes[at])
 }
 
 /// How studies run (`study`, `reproduce`).

@@ -252,3 +252,18 @@ fn run_log_ends_quietly_when_the_reader_leaves() {
     assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stderr.is_empty(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// A file that is not UTF-8 is refused at its first bad byte, with line,
+/// column and byte offset: `[sim]\n` is bytes 0–5, then `duration = "1`
+/// is 13 characters, so the 0xff is byte 19, line 2, column 14.
+#[test]
+fn a_file_that_is_not_utf8_is_refused_at_its_first_bad_byte() {
+    let dir = std::env::temp_dir().join(format!("schedlab-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("latin1.toml");
+    std::fs::write(&p, b"[sim]\nduration = \"1\xffms\"\n").unwrap();
+    let o = schedlab(&["run", p.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("latin1.toml: line 2, column 14 (byte 19): the file is not UTF-8 text (byte 0xff)"), "{err}");
+}

@@ -786,6 +786,12 @@ pub(crate) fn suggest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str>
 
 const TOP_KEYS: [&str; 7] = ["sim", "topology", "task", "workload", "group", "channel", "study"];
 const STUDY_KEYS: [&str; 7] = ["base", "compare", "seeds", "load", "loads", "cases", "metric"];
+
+/// "; `seeds` is a [study] key" when a workload is given a key of
+/// [study], the usual slip when a study file is edited into a scenario.
+pub(crate) fn study_key_hint(name: &str) -> Option<String> {
+    STUDY_KEYS.contains(&name).then(|| format!(": `{name}` is a [study] key (write it under [study])"))
+}
 const SIM_KEYS: [&str; 10] = [
     "duration",
     "warmup",
@@ -1371,7 +1377,7 @@ impl Cx<'_, '_> {
                 "want_preempt" => want_preempt = self.boolean(v, &key)?,
                 "process" => {
                     let s = self.string(v, &key, "a process name (string)")?;
-                    check_task_name(s).map_err(|m| self.err(&key, v, m))?;
+                    check_name("process", s).map_err(|m| self.err(&key, v, m))?;
                     process = Some(s.to_string());
                 }
                 _ => return Err(self.unknown_key(&base, "in [[task]]", e, &TASK_KEYS)),
@@ -1428,7 +1434,7 @@ impl Cx<'_, '_> {
                 match e.key.as_str() {
                     "name" => {
                         let s = self.string(v, &key, "a group name (string)")?;
-                        check_task_name(s).map_err(|m| self.err(&key, v, m.replace("task", "group")))?;
+                        check_name("group", s).map_err(|m| self.err(&key, v, m))?;
                         g.name = s.to_string();
                         name_pos = Some(self.pos(v.start));
                     }
@@ -1515,6 +1521,10 @@ impl Cx<'_, '_> {
                     "kind" => kind = Some(self.named(v, &key, "a workload kind such as \"hackbench\"")?),
                     "name" => name = Some(self.string(v, &key, "a name prefix (string)")?.to_string()),
                     _ => {
+                        if let Some(hint) = study_key_hint(&e.key) {
+                            let msg = format!("unknown workload parameter `{}`{hint}", e.key);
+                            return Err(ScenarioError::new(key, Some(self.pos(e.key_start)), msg));
+                        }
                         let value = self.param(v, &key)?;
                         params.push((Named { name: e.key.clone(), key, pos: self.pos(e.key_start) }, value));
                     }
@@ -1698,23 +1708,29 @@ fn leaf(key: &str) -> &str {
 }
 
 pub fn check_task_name(s: &str) -> Result<(), String> {
+    check_name("task", s)
+}
+
+/// A task, process or group name: what the program language and the page's
+/// links can refer to. `what` names it in the error.
+pub fn check_name(what: &str, s: &str) -> Result<(), String> {
     let mut chars = s.chars();
     let first_ok = chars
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
     let rest_ok = chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
     if s.is_empty() {
-        return Err("task name must not be empty".to_string());
+        return Err(format!("{what} name must not be empty"));
     }
     if !first_ok || !rest_ok {
         return Err(format!(
-            "invalid task name \"{}\": use letters, digits, `_` and `-`, starting with a letter or `_`",
+            "invalid {what} name \"{}\": use letters, digits, `_` and `-`, starting with a letter or `_`",
             s.escape_debug()
         ));
     }
     if s.len() > MAX_NAME_LEN {
         return Err(format!(
-            "task name is longer than {MAX_NAME_LEN} characters"
+            "{what} name is longer than {MAX_NAME_LEN} characters"
         ));
     }
     Ok(())

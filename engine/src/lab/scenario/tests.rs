@@ -1216,3 +1216,38 @@ fn large_single_line_inputs() {
     assert_eq!(s.tasks[0].program.stmts[99_999].pos, p(1, 39 + 9 * 99_999));
     assert_eq!(s.tasks.len(), 5_001);
 }
+
+/// A [study] key inside a workload is named as a study key, whatever its
+/// value (an array used to be called a type error), at the key.
+#[test]
+fn study_keys_in_a_workload_are_named_as_such() {
+    for (line, col) in [("loads = [\"1\", \"2\"]", 1), ("seeds = 3", 1)] {
+        let e = parse(&format!("[[workload]]\nkind = \"hackbench\"\n{line}\n")).unwrap_err();
+        let key = line.split(' ').next().unwrap();
+        assert_err(&e, &format!("workload[0].{key}"), p(3, col), &format!("unknown workload parameter `{key}`: `{key}` is a [study] key"));
+    }
+}
+
+/// An empty process or group name says which name is empty (the process
+/// one used to be called a task name).
+#[test]
+fn empty_names_say_whose_name() {
+    let e = parse("[[task]]\nname = \"a\"\nprocess = \"\"\nprogram = \"run\"\n").unwrap_err();
+    assert_err(&e, "task[0].process", p(3, 11), "process name must not be empty");
+    let e = parse("[[group]]\nname = \"\"\n").unwrap_err();
+    assert_err(&e, "group[0].name", p(2, 8), "group name must not be empty");
+    let e = parse("[[task]]\nname = \"1a\"\nprogram = \"run\"\n").unwrap_err();
+    assert_err(&e, "task[0].name", p(2, 8), "invalid task name");
+}
+
+/// A dotted key or header deeper than toml's recursion limit is placed at
+/// its line, with how deep it is (the parser itself says only "recursion
+/// limit", with no position).
+#[test]
+fn keys_nested_too_deeply_are_placed() {
+    let deep = vec!["a"; 100].join(".");
+    for (text, line) in [(format!("[{deep}]\n"), 1), (format!("[sim]\n{deep} = 1\n"), 2)] {
+        let e = parse(&text).unwrap_err();
+        assert_err(&e, "", p(line, 1), "nesting deeper than 64 levels (a dotted key of 100 parts)");
+    }
+}

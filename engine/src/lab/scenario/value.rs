@@ -115,8 +115,11 @@ pub(crate) const MAX_NESTING: usize = 64;
 /// Parses TOML into the shared tree. Table entries come out in file order.
 pub(crate) fn from_toml(text: &str) -> Result<Value, (Option<usize>, String)> {
     use toml::de::DeTable;
-    let doc =
-        DeTable::parse(text).map_err(|e| (e.span().map(|s| s.start), e.message().to_string()))?;
+    let doc = DeTable::parse(text).map_err(|e| match (e.span(), deep_key(text)) {
+        (Some(span), _) => (Some(span.start), e.message().to_string()),
+        (None, Some((at, parts))) => (Some(at), format!("nesting deeper than {MAX_NESTING} levels (a dotted key of {parts} parts)")),
+        (None, None) => (None, e.message().to_string()),
+    })?;
     let span = doc.span();
     let table = convert_table(text, doc.get_ref(), 0)?;
     Ok(Value {
@@ -124,6 +127,23 @@ pub(crate) fn from_toml(text: &str) -> Result<Value, (Option<usize>, String)> {
         start: span.start,
         end: span.end,
     })
+}
+
+/// Where the first key of more than `MAX_NESTING` dotted parts starts, and
+/// its parts: toml's parser stops at such a key with "recursion limit" and
+/// no position. (A quoted part with a dot counts twice: this only places
+/// an error the parser already found.)
+fn deep_key(text: &str) -> Option<(usize, usize)> {
+    let mut off = 0;
+    for line in text.split_inclusive('\n') {
+        let key = line.split('=').next().unwrap_or("");
+        let parts = key.matches('.').count() + 1;
+        if parts > MAX_NESTING {
+            return Some((off + line.len() - line.trim_start().len(), parts));
+        }
+        off += line.len();
+    }
+    None
 }
 
 fn convert_table(
