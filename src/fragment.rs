@@ -97,6 +97,13 @@ pub const VERSION: u32 = 2;
 
 /// Largest scenario a link may expand to.
 pub const MAX_TEXT: usize = 256 * 1024;
+/// At most this many fields are read from a link, each but the scenario at
+/// most this long, and at most this many feature settings: a link's
+/// settings are a few dozen bytes, and a hostile one must cost the page
+/// no more than that (every problem is one notice).
+pub const MAX_FIELDS: usize = 64;
+pub const MAX_FIELD_LEN: usize = 1024;
+pub const MAX_FEATURES: usize = 64;
 
 /// Encodes a link as a fragment (without the leading `#`).
 pub fn encode(link: &Link) -> String {
@@ -178,7 +185,7 @@ pub fn decode(fragment: &str) -> (Link, Vec<String>) {
     let frag = fragment.strip_prefix('#').unwrap_or(fragment);
     // The version tag decides how `z=` is read, wherever it stands.
     let mut version = 1;
-    for part in frag.split('&') {
+    for part in frag.split('&').filter(|p| !p.is_empty()).take(MAX_FIELDS) {
         if let Some(v) = part.strip_prefix("v=") {
             match v.parse::<u32>() {
                 Ok(n @ 1..=VERSION) => version = n,
@@ -192,8 +199,16 @@ pub fn decode(fragment: &str) -> (Link, Vec<String>) {
             }
         }
     }
-    for part in frag.split('&').filter(|p| !p.is_empty()) {
+    for (i, part) in frag.split('&').filter(|p| !p.is_empty()).enumerate() {
+        if i == MAX_FIELDS {
+            problems.push(format!("The link has more than {MAX_FIELDS} fields: the rest are ignored."));
+            break;
+        }
         let (key, value) = part.split_once('=').unwrap_or((part, ""));
+        if value.len() > MAX_FIELD_LEN && key != "z" && key != "s" {
+            problems.push(format!("The link's field `{}` is longer than {MAX_FIELD_LEN} bytes (ignored).", shorten(key)));
+            continue;
+        }
         match key {
             "v" => {}
             "z" | "s" => {
@@ -249,7 +264,11 @@ pub fn decode(fragment: &str) -> (Link, Vec<String>) {
             },
             "k" => link.kernel = Some(unescape(key, value, &mut problems)),
             "f" => {
-                for item in value.split(',').filter(|s| !s.is_empty()) {
+                for (n, item) in value.split(',').filter(|s| !s.is_empty()).enumerate() {
+                    if n == MAX_FEATURES {
+                        problems.push(format!("The link sets more than {MAX_FEATURES} features: the rest are ignored."));
+                        break;
+                    }
                     match item.rsplit_once(':') {
                         Some((n, "1")) => link.features.push((unescape(key, n, &mut problems), true)),
                         Some((n, "0")) => link.features.push((unescape(key, n, &mut problems), false)),
@@ -671,5 +690,27 @@ mod tests {
         assert!(p[0].contains("not base64url"), "{p:?}");
         let (_, p) = decode("s=_w");
         assert!(p[0].contains("not UTF-8"), "{p:?}");
+    }
+
+    /// A link's size is bounded field by field: past 64 fields the rest are
+    /// ignored with one notice (a link of a million `&x` parts gives one,
+    /// not a million), a field other than the scenario longer than 1024
+    /// bytes is skipped, and past 64 feature settings the rest are ignored.
+    #[test]
+    fn links_are_capped_field_by_field() {
+        let many = format!("e=7&{}", "what=1&".repeat(1_000_000));
+        let (l, p) = decode(&many);
+        assert_eq!(l.event, Some(7));
+        // Fields 2..=64 are unknown (63 notices), then one for the rest.
+        assert_eq!(p.len(), 64, "{:?}", &p[60..]);
+        assert!(p[63].contains("more than 64 fields"), "{}", p[63]);
+        let (l, p) = decode(&format!("cpu=3&k={}", "x".repeat(2000)));
+        assert_eq!((l.cpu, l.kernel), (Some(3), None));
+        assert_eq!(p, vec!["The link's field `k` is longer than 1024 bytes (ignored).".to_string()]);
+        let items: Vec<String> = (0..100).map(|i| format!("F{i}:1")).collect();
+        let (l, p) = decode(&format!("f={}", items.join(",")));
+        assert_eq!(l.features.len(), 64);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].contains("more than 64 features"), "{}", p[0]);
     }
 }
