@@ -1,6 +1,10 @@
 //! Issue 11's kernel audit: one test per departure fixed, each expected
 //! value derived by hand in its comment from the kernel function it names.
 
+// The same tests run in headless Chromium (`wasm-pack test engine`).
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use super::{one_cpu, queue, sched, MS};
 use crate::kernel::lib::rbtree::NIL;
 use crate::kernel::sched::core::{Policy, Sched};

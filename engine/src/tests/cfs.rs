@@ -1,5 +1,9 @@
 //! CFS (v5.15) oracles, computed by hand.
 
+// The same tests run in headless Chromium (`wasm-pack test engine`).
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use super::{queue, MS};
 use crate::lab::build::{from_text, Overrides};
 use crate::lab::sim::LogMode;

@@ -1,6 +1,10 @@
 //! The last CFS (v6.5): what differs from v5.15, computed by hand from
 //! v6.5.0's fair.c.
 
+// The same tests run in headless Chromium (`wasm-pack test engine`).
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use super::{queue, MS};
 use crate::kernel::sched::core::Policy;
 use crate::kernel::sched::features::Feature::*;

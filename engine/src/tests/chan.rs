@@ -1,6 +1,10 @@
 //! Channel, wake/wait and call/reply semantics, run through whole
 //! simulations built from scenario text.
 
+// The same tests run in headless Chromium (`wasm-pack test engine`).
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use crate::lab::sim::{LogMode, Simulation};
 use crate::lab::trace::Record;
 use crate::{from_text, Overrides};

@@ -1,5 +1,9 @@
 //! Waking an idle CPU costs its idle state's exit latency.
 
+// The same tests run in headless Chromium (`wasm-pack test engine`).
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use crate::lab::sim::LogMode;
 use crate::lab::trace::Record;
 use crate::{from_text, Overrides};

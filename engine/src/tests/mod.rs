@@ -1,6 +1,9 @@
 //! In-crate tests: kernel-derived oracles computed by hand, scheduler
 //! invariants over random scenarios, and the fast path's equivalence.
 
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
 pub(crate) mod audit;
 mod cfs;
 mod cfs65;

@@ -1,5 +1,9 @@
 //! Kernel-derived expected values, each computed by hand in the comments.
 
+// The same tests run in headless Chromium (`wasm-pack test engine`).
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use super::{queue, sched, MS};
 use crate::lab::build::{from_text, Overrides};
 use crate::kernel::sched::features::Feature::*;

@@ -1,6 +1,10 @@
 //! Each patch of the seed threads changes what it claims to change, on a
 //! small scenario where it must matter.
 
+// The same tests run in headless Chromium (`wasm-pack test engine`).
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use crate::lab::build::{from_text, Overrides};
 use crate::lab::compare::{first_divergence, ConfigSpec};
 use crate::kernel::lib::rbtree::NIL;

@@ -1,5 +1,9 @@
 //! The event queue stays bounded however long a run is.
 
+// The same tests run in headless Chromium (`wasm-pack test engine`).
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use crate::lab::sim::LogMode;
 use crate::{from_text, Overrides};
 

@@ -2,6 +2,10 @@
 //! charged for it as the kernel charges a task looping on system calls,
 //! and are reported per task (issue 15).
 
+// The same tests run in headless Chromium (`wasm-pack test engine`).
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use crate::lab::build::{from_text, Overrides};
 use crate::lab::sim::{LogMode, SPIN_LIMIT};
 use crate::lab::trace::Record;

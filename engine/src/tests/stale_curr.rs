@@ -13,6 +13,10 @@
 //! the resched pending (`test_tsk_need_resched(rq->curr)`) and returns, as
 //! schedlab now does too.
 
+// The same tests run in headless Chromium (`wasm-pack test engine`).
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use std::rc::Rc;
 
 use crate::kernel::lib::cpumask::CpuMask;

@@ -1,5 +1,9 @@
 //! A warm-up (`[sim] warmup`) changes what is counted, never what happens.
 
+// The same tests run in headless Chromium (`wasm-pack test engine`).
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use crate::lab::sim::LogMode;
 use crate::{from_text, Overrides};
 
