@@ -101,6 +101,22 @@ pub enum Seg {
     Block { ns: u64, waker: u32 },
     /// Woke thread `target`.
     Wake(u32),
+    /// Blocked for `ns` until thread `waker` exited and woke it on its way
+    /// out (waitpid(), pthread_join()): its wake-up is always its
+    /// waker's last act, so it is never an interrupt's.
+    Join { ns: u64, waker: u32 },
+    /// Woke thread `target` on its way out (the other side of a [`Seg::Join`]).
+    ExitWake(u32),
+    /// Inferred: sent thread `target` a message it read without blocking.
+    /// A write to a reader that is not waiting wakes no one, so the trace
+    /// shows nothing; it is inferred when this thread blocks for its
+    /// partner's reply while the partner, whose last act was to wake this
+    /// thread, is preempted or running (a request/reply round the
+    /// partner's wake-up preemption cut short: see [`Importer::feed`]).
+    Send(u32),
+    /// Inferred: read thread `from`'s message without blocking (the other
+    /// side of a [`Seg::Send`]).
+    Recv(u32),
     Exit,
 }
 
@@ -171,6 +187,12 @@ pub struct Thread {
     since: u64,
     acc: u64,
     woken: Option<u64>,
+    /// The thread whose wake-up ended its last sleep (NIL: none, or not a thread).
+    last_waker: u32,
+    /// The thread it last woke, until it blocks (NIL: none).
+    woke: u32,
+    /// It passed sched_process_exit: a wake-up from now on is its exit's.
+    exiting: bool,
     /// Measured: CPU time, voluntary / involuntary switches, migrations,
     /// wake-up latency (waking → running).
     pub cpu_time: u64,
@@ -290,6 +312,9 @@ impl Importer {
             since: t0,
             acc: 0,
             woken: None,
+            last_waker: NIL,
+            woke: NIL,
+            exiting: false,
             cpu_time: 0,
             nvcsw: 0,
             nivcsw: 0,
@@ -313,7 +338,7 @@ impl Importer {
     fn push_seg(&mut self, t: u32, seg: Seg, woken: bool) {
         let fit = self.fit;
         let th = &mut self.threads[t as usize];
-        if let (Seg::Block { waker, .. }, true) = (seg, woken) {
+        if let (Seg::Block { waker, .. } | Seg::Join { waker, .. }, true) = (seg, woken) {
             th.blocks += 1;
             if let Some(w) = th.wakers.iter_mut().find(|w| w.0 == waker) {
                 w.1 += 1;
@@ -334,15 +359,15 @@ impl Importer {
         let f = &mut th.fit;
         match seg {
             Seg::Run(d) => f.burst += d,
-            Seg::Block { ns, .. } => {
+            Seg::Block { ns, .. } | Seg::Join { ns, .. } => {
                 f.bursts.add(std::mem::take(&mut f.burst));
                 f.sleeps.add(ns);
             }
-            Seg::Wake(target) => match f.wakes.iter_mut().find(|w| w.0 == target) {
+            Seg::Wake(target) | Seg::Send(target) => match f.wakes.iter_mut().find(|w| w.0 == target) {
                 Some(w) => w.1 += 1,
                 None => f.wakes.push((target, 1)),
             },
-            Seg::Exit => {}
+            Seg::ExitWake(_) | Seg::Recv(_) | Seg::Exit => {}
         }
     }
 
@@ -455,10 +480,13 @@ impl Importer {
                             th.state = St::Sleeping;
                             th.since = ts;
                             th.woken = None;
+                            th.woke = NIL;
                             self.flush_run(p);
+                            self.infer_send(p, ts);
                         }
                         LeftAs::Dead => {
                             th.nvcsw += 1;
+                            th.woke = NIL;
                             th.state = St::Dead;
                             self.flush_run(p);
                             self.push(p, Seg::Exit);
@@ -515,11 +543,14 @@ impl Importer {
                     Some(w) if w != t && !l.irq && self.threads[w as usize].state == St::Running => w,
                     _ => NIL,
                 };
-                self.push(t, Seg::Block { ns, waker });
+                self.threads[t as usize].last_waker = waker;
+                let exit = waker != NIL && self.threads[waker as usize].exiting;
+                self.push(t, if exit { Seg::Join { ns, waker } } else { Seg::Block { ns, waker } });
                 if waker != NIL {
                     self.charge(waker, ts);
                     self.flush_run(waker);
-                    self.push(waker, Seg::Wake(t));
+                    self.push(waker, if exit { Seg::ExitWake(t) } else { Seg::Wake(t) });
+                    self.threads[waker as usize].woke = t;
                 }
             }
             Event::WakeupNew { comm, pid, prio, .. } => {
@@ -538,9 +569,41 @@ impl Importer {
                     self.threads[t as usize].nr_migrations += 1;
                 }
             }
-            Event::Exit { .. } | Event::Other => {}
+            Event::Exit { pid, .. } => {
+                if let Some(&t) = self.by_pid.get(&pid) {
+                    self.threads[t as usize].exiting = true;
+                }
+            }
+            Event::Other => {}
         }
         Ok(())
+    }
+
+    /// `a` blocks at `ts`. In a request/reply exchange (a pipe ping-pong,
+    /// a client and its server) the partner `b` replies by waking `a`;
+    /// the wake-up often preempts `b` at once (check_preempt_wakeup_fair():
+    /// `a` slept, so it has the earlier deadline), and `a` then writes its
+    /// next request and blocks for the reply while `b` still waits to run.
+    /// `b` is not sleeping, so the write wakes no one and the trace shows
+    /// no sched_waking; `b` reads it without blocking when it runs again.
+    /// Without the inferred [`Seg::Send`] / [`Seg::Recv`] pair the replayed
+    /// `b` would not wait for `a` at all in that round and run ahead.
+    /// Inferred when `b` woke `a` last (`a.last_waker`), has not blocked
+    /// since (`b.woke == a`) and is runnable or running.
+    fn infer_send(&mut self, a: u32, ts: u64) {
+        let b = self.threads[a as usize].last_waker;
+        if b == NIL || b == a {
+            return;
+        }
+        let tb = &self.threads[b as usize];
+        if tb.woke != a || !matches!(tb.state, St::Runnable | St::Running) {
+            return;
+        }
+        self.push(a, Seg::Send(b));
+        self.charge(b, ts);
+        self.flush_run(b);
+        self.push(b, Seg::Recv(a));
+        self.threads[b as usize].woke = NIL;
     }
 
     /// Ends the trace: running threads are charged to the last timestamp.
@@ -715,6 +778,7 @@ impl Trace {
             names.push(if *n == 1 { base } else { format!("{base}-{n}") });
         }
         let replayed: Vec<bool> = self.threads.iter().map(|t| t.cpu_time > 0).collect();
+        let joins = self.joins(o.wakers, &replayed);
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -736,11 +800,23 @@ impl Trace {
         for w in &self.warnings {
             let _ = writeln!(out, "# warning: {w}");
         }
-        let _ = writeln!(out, "\n[sim]\nduration = \"{}ns\"\nkernel = \"{}\"\nhz = {}\n", self.duration().max(1), o.kernel, o.hz);
+        // The trace's run times already hold what the kernel spent on
+        // each thread's behalf (schedule() and the switch, try_to_wake_up()
+        // in the waker's system call, the cache refill after a migration):
+        // the model's costs for these would count them twice. The idle-exit
+        // latency stays: it delays a wake-up but is no one's CPU time.
+        let _ = writeln!(
+            out,
+            "\n[sim]\nduration = \"{}ns\"\nkernel = \"{}\"\nhz = {}\ncosts = {{ context_switch = \"0ns\", thread_switch = \"0ns\", migration = \"0ns\", scan = \"0ns\", wakeup = \"0ns\" }}\n",
+            self.duration().max(1),
+            o.kernel,
+            o.hz
+        );
         out += &topology_toml(self.cpus, o.topology.as_deref());
-        // One channel per thread woken by a partner; sends never block.
+        // One channel per thread woken by a partner or by an exiting
+        // thread it waited for; sends never block.
         for (i, _) in self.replayed() {
-            if partner[i] != NIL && replayed[partner[i] as usize] {
+            if (partner[i] != NIL && replayed[partner[i] as usize]) || joins[i] {
                 let _ = write!(out, "\n[[channel]]\nname = \"to_{}\"\ncapacity = {}\n", names[i], 1u64 << 40);
             }
         }
@@ -749,7 +825,7 @@ impl Trace {
         let mut order: Vec<(usize, &Thread)> = self.replayed().collect();
         order.sort_by_key(|(_, t)| (t.start, !matches!(t.segs.first(), Some(Seg::Block { .. }))));
         for (i, t) in order {
-            let program = if o.fit { self.fit_program(i, &partner, &names, &replayed) } else { self.seq_program(i, &partner, &names, &replayed) };
+            let program = if o.fit { self.fit_program(i, &partner, &names, &replayed) } else { self.seq_program(i, &partner, &names, &replayed, o.wakers) };
             if program.is_empty() {
                 continue;
             }
@@ -768,9 +844,19 @@ impl Trace {
         out
     }
 
+    /// Per thread: it waited for a replayed thread's exit ([`Seg::Join`]),
+    /// so it gets a channel (`wakers` off: every wait is a sleep).
+    fn joins(&self, wakers: bool, replayed: &[bool]) -> Vec<bool> {
+        self.threads.iter().map(|t| wakers && t.segs.iter().any(|s| matches!(*s, Seg::Join { waker, .. } if replayed[waker as usize]))).collect()
+    }
+
     /// The observed sequence, statement by statement.
-    fn seq_program(&self, i: usize, partner: &[u32], names: &[String], replayed: &[bool]) -> String {
+    fn seq_program(&self, i: usize, partner: &[u32], names: &[String], replayed: &[bool], wakers: bool) -> String {
         let me = i as u32;
+        // An inferred send/receive between `a` and `b` is replayed only
+        // when each is the other's partner (a request/reply pair), on both
+        // sides alike, so the channel's sends and receives stay balanced.
+        let mutual = |a: u32, b: u32| partner[b as usize] == a && partner[a as usize] == b && replayed[a as usize] && replayed[b as usize];
         let mut out = String::new();
         let mut n = 0usize;
         let mut pending_run = 0u64;
@@ -793,12 +879,35 @@ impl Trace {
                         stmt(&mut out, format_args!("sleep {}ns", ns.max(1)));
                     }
                 }
-                Seg::Wake(target) => {
-                    if partner[target as usize] == me && replayed[target as usize] {
+                Seg::Join { ns, waker } => {
+                    if pending_run > 0 {
+                        stmt(&mut out, format_args!("run {}ns", std::mem::take(&mut pending_run)));
+                    }
+                    if wakers && replayed[waker as usize] {
+                        stmt(&mut out, format_args!("recv to_{}", names[i]));
+                    } else {
+                        stmt(&mut out, format_args!("sleep {}ns", ns.max(1)));
+                    }
+                }
+                Seg::Wake(target) | Seg::ExitWake(target) | Seg::Send(target) => {
+                    let send = match *seg {
+                        Seg::Wake(_) => partner[target as usize] == me && replayed[target as usize],
+                        Seg::ExitWake(_) => wakers && replayed[target as usize],
+                        _ => mutual(me, target),
+                    };
+                    if send {
                         if pending_run > 0 {
                             stmt(&mut out, format_args!("run {}ns", std::mem::take(&mut pending_run)));
                         }
                         stmt(&mut out, format_args!("send to_{}", names[target as usize]));
+                    }
+                }
+                Seg::Recv(from) => {
+                    if mutual(from, me) {
+                        if pending_run > 0 {
+                            stmt(&mut out, format_args!("run {}ns", std::mem::take(&mut pending_run)));
+                        }
+                        stmt(&mut out, format_args!("recv to_{}", names[i]));
                     }
                 }
                 Seg::Exit => {

@@ -215,3 +215,100 @@ fn recorded_ping_pong_pairs_up() {
     let name = |i: usize| task_name(&t.threads[i].comm, t.threads[i].pid);
     assert!(sc.contains(&format!("send to_{}", name(busy[0]))) && sc.contains(&format!("recv to_{}", name(busy[1]))));
 }
+
+/// A request/reply round that b's wake-up preemption cut short: a (the
+/// client) wakes b, blocks; b replies by waking a and is preempted by it
+/// at once (prev_state R); a writes its next request to b, which is not
+/// waiting, so the trace shows no wake-up, and blocks; b runs on, reads
+/// the request without blocking, replies and blocks.
+const CUT_SHORT: &str = "\
+               a   101 [000]     1.000000: sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=101 next_prio=120
+               a   101 [000]     1.000100: sched:sched_waking: comm=b pid=102 prio=120 target_cpu=000
+               a   101 [000]     1.000101: sched:sched_switch: prev_comm=a prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=b next_pid=102 next_prio=120
+               b   102 [000]     1.000150: sched:sched_waking: comm=a pid=101 prio=120 target_cpu=000
+               b   102 [000]     1.000151: sched:sched_switch: prev_comm=b prev_pid=102 prev_prio=120 prev_state=R ==> next_comm=a next_pid=101 next_prio=120
+               a   101 [000]     1.000251: sched:sched_switch: prev_comm=a prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=b next_pid=102 next_prio=120
+               b   102 [000]     1.000301: sched:sched_waking: comm=a pid=101 prio=120 target_cpu=000
+               b   102 [000]     1.000302: sched:sched_switch: prev_comm=b prev_pid=102 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+";
+
+#[test]
+fn a_request_to_a_preempted_partner_is_inferred() {
+    let t = trace(CUT_SHORT);
+    let (a, b) = (by_comm(&t, "a"), by_comm(&t, "b"));
+    let (ia, ib) = (t.threads.iter().position(|x| x.comm == "a").unwrap() as u32, t.threads.iter().position(|x| x.comm == "b").unwrap() as u32);
+    // a: runs 1.000000–1.000100, wakes b, runs 1 µs to its block; asleep
+    // 1.000101–1.000150 (49 µs, woken by b); runs 1.000151–1.000251
+    // (100 µs), then blocks while b, whose last act was to wake a, waits
+    // preempted: the inferred request to b; asleep 1.000251–1.000301.
+    assert_eq!(
+        a.segs,
+        vec![Seg::Run(100_000), Seg::Wake(ib), Seg::Run(1_000), Seg::Block { ns: 49_000, waker: ib }, Seg::Run(100_000), Seg::Send(ib), Seg::Block { ns: 50_000, waker: ib }]
+    );
+    // b: asleep from the start to a's wake at 1.000100; runs 49 µs, wakes
+    // a, runs 1 µs and is preempted; takes a's request where it was
+    // preempted; runs 1.000251–1.000301 (50 µs), wakes a, 1 µs to its block.
+    assert_eq!(b.segs, vec![Seg::Block { ns: 100_000, waker: ia }, Seg::Run(49_000), Seg::Wake(ia), Seg::Run(1_000), Seg::Recv(ia), Seg::Run(50_000), Seg::Wake(ia), Seg::Run(1_000)]);
+    // Two sends and two receives each way: the channels balance, and b's
+    // second burst waits for a's second request as it did in the trace.
+    let sc = t.to_scenario(&Options::default());
+    assert!(sc.contains("run 100000ns; send to_b-102; run 1000ns; recv to_a-101; run 100000ns; send to_b-102; recv to_a-101\n"), "{sc}");
+    assert!(sc.contains("recv to_b-102; run 49000ns; send to_a-101; run 1000ns; recv to_b-102; run 50000ns; send to_a-101; run 1000ns\n"), "{sc}");
+    let (mut sim, _) = crate::from_text(&sc, &crate::Overrides::default(), crate::LogMode::HashOnly).unwrap();
+    sim.run();
+    let r = sim.results("6.18");
+    let get = |n: &str| r.tasks.iter().find(|x| x.name == n).unwrap().clone();
+    // The replay charges no switch or wake-up costs on top of the trace's
+    // run times (they are in them): a's 100 + 1 + 100 µs, b's 49 + 1 + 50 + 1 µs.
+    assert_eq!((get("a-101").cpu_time_ns, get("b-102").cpu_time_ns), (201_000, 101_000));
+    assert!(sc.contains("costs = { context_switch = \"0ns\", thread_switch = \"0ns\", migration = \"0ns\", scan = \"0ns\", wakeup = \"0ns\" }"), "{sc}");
+}
+
+#[test]
+fn a_wait_for_an_exit_is_a_join() {
+    // p forks c and waits for it; c runs 500 µs, passes
+    // sched_process_exit, wakes p on its way out and dies (Z).
+    let text = "\
+               p   201 [000]     1.000000: sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=p next_pid=201 next_prio=120
+               p   201 [000]     1.000010: sched:sched_wakeup_new: comm=c pid=202 prio=120 target_cpu=000
+               p   201 [000]     1.000020: sched:sched_switch: prev_comm=p prev_pid=201 prev_prio=120 prev_state=S ==> next_comm=c next_pid=202 next_prio=120
+               c   202 [000]     1.000520: sched:sched_process_exit: comm=c pid=202 prio=120 group_dead=true
+               c   202 [000]     1.000530: sched:sched_waking: comm=p pid=201 prio=120 target_cpu=000
+               c   202 [000]     1.000540: sched:sched_switch: prev_comm=c prev_pid=202 prev_prio=120 prev_state=Z ==> next_comm=p next_pid=201 next_prio=120
+               p   201 [000]     1.000600: sched:sched_switch: prev_comm=p prev_pid=201 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+";
+    let t = trace(text);
+    let (p, c) = (by_comm(&t, "p"), by_comm(&t, "c"));
+    let (ip, ic) = (t.threads.iter().position(|x| x.comm == "p").unwrap() as u32, t.threads.iter().position(|x| x.comm == "c").unwrap() as u32);
+    // p: 20 µs, asleep 1.000020–1.000530 (510 µs) until c's exit, 60 µs.
+    assert_eq!(p.segs, vec![Seg::Run(20_000), Seg::Join { ns: 510_000, waker: ic }, Seg::Run(60_000)]);
+    // c: 1.000020–1.000530 (510 µs), the exit's wake of p, 10 µs, dead.
+    assert_eq!(c.segs, vec![Seg::Run(510_000), Seg::ExitWake(ip), Seg::Run(10_000), Seg::Exit]);
+    // The replay's p waits for the replayed c's exit, however long c
+    // takes there, instead of sleeping the 510 µs c took in the trace.
+    let sc = t.to_scenario(&Options::default());
+    assert!(sc.contains("[[channel]]\nname = \"to_p-201\""), "{sc}");
+    assert!(sc.contains("run 20000ns; recv to_p-201; run 60000ns\n"), "{sc}");
+    assert!(sc.contains("start = \"10000ns\"\nprogram = \"\"\"\nrun 510000ns; send to_p-201; run 10000ns; exit\n"), "{sc}");
+    crate::from_text(&sc, &crate::Overrides::default(), crate::LogMode::HashOnly).unwrap();
+    let sc2 = t.to_scenario(&Options { wakers: false, ..Options::default() });
+    assert!(sc2.contains("run 20000ns; sleep 510000ns; run 60000ns\n") && !sc2.contains("send to_p"), "{sc2}");
+}
+
+#[test]
+fn recorded_hogs_are_preempted_at_the_tick() {
+    // The workloads spin on the vDSO clock (scripts/trace-workload.py),
+    // as `run` does: a hog's used-up slice (0.7 ms × (1 + ilog2(2 CPUs))
+    // = 1.4 ms) ends at the next 4 ms tick (HZ=250) or an earlier wake-up
+    // preemption, not the moment it is used up as for a thread that polls
+    // its CPU clock (task_sched_runtime() → update_curr()). So a hog runs
+    // well over twice the slice per involuntary switch; when it polled,
+    // it ran 1.4 ms.
+    let t = recorded("nice.perf.txt");
+    let hogs: Vec<&Thread> = t.threads.iter().filter(|x| x.comm == "python3" && x.home_cpu() == Some(0) && x.nvcsw <= 2).collect();
+    assert_eq!(hogs.len(), 2);
+    for h in hogs {
+        let per = h.cpu_time / h.nivcsw.max(1);
+        assert!(per > 2 * 1_400_000, "pid {}: {per} ns per involuntary switch", h.pid);
+    }
+}

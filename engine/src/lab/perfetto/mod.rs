@@ -33,7 +33,6 @@
 //! The exporter only reads the event log (and, when streaming, the
 //! scheduler after each event); a run that is not exported pays nothing.
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use crate::kernel::lib::rbtree::NIL;
@@ -63,26 +62,42 @@ pub fn sanitize_comm(name: &str) -> String {
 
 /// Appends `v` in decimal, right-aligned to `width` with spaces (or zeros);
 /// returns the number of characters written.
-fn push_dec(s: &mut String, v: u64, width: usize, zeros: bool) -> usize {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    let mut x = v;
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (x % 10) as u8;
-        x /= 10;
-        if x == 0 {
-            break;
-        }
+fn push_dec(s: &mut Vec<u8>, v: u64, width: usize, zeros: bool) -> usize {
+    let mut b = itoa::Buffer::new();
+    let d = b.format(v).as_bytes();
+    if d.len() < width {
+        s.resize(s.len() + width - d.len(), if zeros { b'0' } else { b' ' });
     }
-    let digits = buf.len() - i;
-    for _ in digits..width {
-        s.push(if zeros { '0' } else { ' ' });
-    }
-    // ASCII digits only.
-    s.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
-    digits.max(width)
+    s.extend_from_slice(d);
+    d.len().max(width)
 }
+
+/// Appends `v` in decimal with its sign.
+fn push_int(s: &mut Vec<u8>, v: i64) {
+    if v < 0 {
+        s.push(b'-');
+    }
+    push_dec(s, v.unsigned_abs(), 0, false);
+}
+
+/// The fixed start of a line of `name`: `NAME-PID (TGID) [`. Perfetto's
+/// tokenizer wants at least one space after the pid and at most one
+/// between `)` and `[`.
+fn line_head(name: &str, pid: u32, tgid: u32) -> Vec<u8> {
+    let mut l = Vec::with_capacity(40);
+    l.resize(16usize.saturating_sub(name.len()), b' ');
+    l.extend_from_slice(name.as_bytes());
+    l.push(b'-');
+    let w = push_dec(&mut l, pid as u64, 0, false);
+    l.resize(l.len() + 7usize.saturating_sub(w), b' ');
+    l.extend_from_slice(b" (");
+    push_dec(&mut l, tgid as u64, 5, false);
+    l.extend_from_slice(b") [");
+    l
+}
+
+/// Lines are built in a buffer of about this size, then written at once.
+const CHUNK: usize = 1 << 16;
 
 /// Streams a run's event log as ftrace text.
 pub struct FtraceExport<W: Write> {
@@ -91,6 +106,13 @@ pub struct FtraceExport<W: Write> {
     pid: Vec<u32>,
     tgid: Vec<u32>,
     prio: Vec<i32>,
+    /// Per task: its lines' fixed start ([`line_head`]) and `comm=NAME
+    /// pid=PID prio=` (the priority changes with `nice`); the idle task's
+    /// and the counter owner's line starts.
+    head: Vec<Vec<u8>>,
+    args: Vec<Vec<u8>>,
+    idle_head: Vec<u8>,
+    counter_head: Vec<u8>,
     /// Per CPU: the running task (NIL: idle), whether it is idle, last
     /// sampled nr_running and util_avg, touched by the current event.
     curr: Vec<u32>,
@@ -100,7 +122,12 @@ pub struct FtraceExport<W: Write> {
     touched: Vec<bool>,
     /// Next `Log::marks` index to read.
     next_mark: usize,
-    line: String,
+    /// Lines not yet written to `out` (up to [`CHUNK`] bytes).
+    buf: Vec<u8>,
+    /// `SECS.NANOS` of the event being written (every line of an event
+    /// has its time) and that time.
+    stamp: Vec<u8>,
+    stamp_of: u64,
     /// Lines written.
     pub lines: u64,
     counters: bool,
@@ -117,6 +144,18 @@ impl<W: Write> FtraceExport<W> {
         let pid: Vec<u32> = (0..n as u32).map(|i| PID_BASE + i).collect();
         let tgid: Vec<u32> = s.tasks.iter().map(|t| PID_BASE + t.mm).collect();
         let prio: Vec<i32> = s.tasks.iter().map(|t| 120 + t.nice).collect();
+        let head = (0..n).map(|t| line_head(&comm[t], pid[t], tgid[t])).collect();
+        let args = (0..n)
+            .map(|t| {
+                let mut a = Vec::with_capacity(comm[t].len() + 24);
+                a.extend_from_slice(b"comm=");
+                a.extend_from_slice(comm[t].as_bytes());
+                a.extend_from_slice(b" pid=");
+                push_dec(&mut a, pid[t] as u64, 0, false);
+                a.extend_from_slice(b" prio=");
+                a
+            })
+            .collect();
         writeln!(out, "# tracer: nop")?;
         writeln!(out, "#")?;
         writeln!(out, "# schedlab {} ({} CPUs, {} tasks)", title.replace('\n', " "), ncpu, n)?;
@@ -129,13 +168,19 @@ impl<W: Write> FtraceExport<W> {
             pid,
             tgid,
             prio,
+            head,
+            args,
+            idle_head: line_head("<idle>", 0, 0),
+            counter_head: line_head("schedlab", COUNTER_PID, COUNTER_PID),
             curr: vec![NIL; ncpu],
             idle: vec![false; ncpu],
             last_nr: vec![u32::MAX; ncpu],
             last_util: vec![u64::MAX; ncpu],
             touched: vec![false; ncpu],
             next_mark: 0,
-            line: String::with_capacity(256),
+            buf: Vec::with_capacity(CHUNK + 1024),
+            stamp: b"0.000000000".to_vec(),
+            stamp_of: 0,
             lines: 0,
             counters,
         })
@@ -148,11 +193,15 @@ impl<W: Write> FtraceExport<W> {
         while self.next_mark < log.marks.len() {
             let m = log.marks[self.next_mark];
             let end = log.marks.get(self.next_mark + 1).map_or(log.records.len(), |n| n.first as usize);
-            self.event(m.time, &log.records[m.first as usize..end])?;
+            self.event(m.time, &log.records[m.first as usize..end]);
             if let Some(s) = sched {
-                self.sample(m.time, s)?;
+                self.sample(m.time, s);
             }
             self.next_mark += 1;
+        }
+        if self.buf.len() >= CHUNK {
+            self.out.write_all(&self.buf)?;
+            self.buf.clear();
         }
         Ok(())
     }
@@ -172,13 +221,14 @@ impl<W: Write> FtraceExport<W> {
     pub fn end_at(&mut self, end: u64, s: &Sched) -> io::Result<()> {
         for c in 0..s.rqs.len() {
             let nr = s.rqs[c].nr_running as i64;
-            self.counter(COUNTER_OWNER, c as u32, end, COUNTER_PID, format_args!("nr_running cpu{c}"), nr)?;
+            self.cpu_counter(c as u32, end, "nr_running", nr);
         }
         Ok(())
     }
 
-    /// Flushes and returns the writer.
+    /// Writes what is buffered, flushes and returns the writer.
     pub fn finish(mut self) -> io::Result<W> {
+        self.out.write_all(&self.buf)?;
         self.out.flush()?;
         Ok(self.out)
     }
@@ -186,90 +236,115 @@ impl<W: Write> FtraceExport<W> {
     /// Writes the comm of `task` (`swapper/N` for idle) to the line.
     fn push_comm(&mut self, task: u32, cpu: u32) {
         if task == NIL {
-            let _ = write!(self.line, "swapper/{cpu}");
+            self.buf.extend_from_slice(b"swapper/");
+            push_dec(&mut self.buf, cpu as u64, 0, false);
         } else {
-            self.line.push_str(&self.comm[task as usize]);
+            self.buf.extend_from_slice(self.comm[task as usize].as_bytes());
         }
     }
 
-    /// Starts a line: `TASK-PID (TGID) [CPU] FLAGS SECS.NANOS: EVENT: `.
-    /// Perfetto's tokenizer wants at least one space after the pid, at most
-    /// one between `)` and `[`, up to four (old) / five (new) flag
-    /// characters and a space before the timestamp.
+    /// Starts a line: `TASK-PID (TGID) [CPU] FLAGS SECS.NANOS: EVENT: `
+    /// (up to four (old) / five (new) flag characters and a space before
+    /// the timestamp, as Perfetto's tokenizer wants).
     fn begin(&mut self, task: u32, cpu: u32, flags: &str, time: u64, event: &str) {
-        self.line.clear();
-        let (name, pid, tgid) = if task == NIL {
-            ("<idle>", 0, 0)
+        let head = if task == NIL {
+            &self.idle_head
         } else if task == COUNTER_OWNER {
-            ("schedlab", COUNTER_PID, COUNTER_PID)
+            &self.counter_head
         } else {
-            (self.comm[task as usize].as_str(), self.pid[task as usize], self.tgid[task as usize])
+            &self.head[task as usize]
         };
-        // By hand rather than with write!: this runs for every line.
-        let l = &mut self.line;
-        for _ in name.len()..16 {
-            l.push(' ');
+        if time != self.stamp_of {
+            self.stamp_of = time;
+            self.stamp.clear();
+            push_dec(&mut self.stamp, time / 1_000_000_000, 0, false);
+            self.stamp.push(b'.');
+            push_dec(&mut self.stamp, time % 1_000_000_000, 9, true);
         }
-        l.push_str(name);
-        l.push('-');
-        let w = push_dec(l, pid as u64, 0, false);
-        for _ in w..7 {
-            l.push(' ');
-        }
-        l.push_str(" (");
-        push_dec(l, tgid as u64, 5, false);
-        l.push_str(") [");
+        let l = &mut self.buf;
+        l.extend_from_slice(head);
         push_dec(l, cpu as u64, 3, true);
-        l.push_str("] ");
-        l.push_str(flags);
-        l.push(' ');
-        push_dec(l, time / 1_000_000_000, 0, false);
-        l.push('.');
-        push_dec(l, time % 1_000_000_000, 9, true);
-        l.push_str(": ");
-        l.push_str(event);
-        l.push_str(": ");
+        l.extend_from_slice(b"] ");
+        l.extend_from_slice(flags.as_bytes());
+        l.push(b' ');
+        l.extend_from_slice(&self.stamp);
+        l.extend_from_slice(b": ");
+        l.extend_from_slice(event.as_bytes());
+        l.extend_from_slice(b": ");
     }
 
-    fn end(&mut self) -> io::Result<()> {
-        self.line.push('\n');
+    fn end(&mut self) {
+        self.buf.push(b'\n');
         self.lines += 1;
-        self.out.write_all(self.line.as_bytes())
     }
 
+    /// `comm=NAME pid=PID prio=PRIO` of `task`.
     fn task_args(&mut self, task: u32) {
-        let _ = write!(self.line, "comm={} pid={} prio={}", self.comm[task as usize], self.pid[task as usize], self.prio[task as usize]);
+        self.buf.extend_from_slice(&self.args[task as usize]);
+        push_int(&mut self.buf, self.prio[task as usize] as i64);
     }
 
-    fn counter(&mut self, owner: u32, cpu: u32, time: u64, tgid: u32, name: std::fmt::Arguments, value: i64) -> io::Result<()> {
-        self.begin(owner, cpu, "....", time, "tracing_mark_write");
-        let _ = write!(self.line, "C|{tgid}|{name}|{value}");
+    /// `C|999|WHAT cpuN|value`, owned by the pseudo process "schedlab".
+    fn cpu_counter(&mut self, cpu: u32, time: u64, what: &str, value: i64) {
+        self.begin(COUNTER_OWNER, cpu, "....", time, "tracing_mark_write");
+        let l = &mut self.buf;
+        l.extend_from_slice(b"C|");
+        push_dec(l, COUNTER_PID as u64, 0, false);
+        l.push(b'|');
+        l.extend_from_slice(what.as_bytes());
+        l.extend_from_slice(b" cpu");
+        push_dec(l, cpu as u64, 0, false);
+        l.push(b'|');
+        push_int(l, value);
         self.end()
     }
 
     /// `C|tgid|WHAT comm|value` for a task.
-    fn task_counter(&mut self, task: u32, cpu: u32, time: u64, what: &str, value: i64) -> io::Result<()> {
+    fn task_counter(&mut self, task: u32, cpu: u32, time: u64, what: &str, value: i64) {
         self.begin(task, cpu, "....", time, "tracing_mark_write");
         let t = task as usize;
-        let _ = write!(self.line, "C|{}|{what} ", self.tgid[t]);
-        self.line.push_str(&self.comm[t]);
-        let _ = write!(self.line, "|{value}");
+        let l = &mut self.buf;
+        l.extend_from_slice(b"C|");
+        push_dec(l, self.tgid[t] as u64, 0, false);
+        l.push(b'|');
+        l.extend_from_slice(what.as_bytes());
+        l.push(b' ');
+        l.extend_from_slice(self.comm[t].as_bytes());
+        l.push(b'|');
+        push_int(l, value);
         self.end()
     }
 
-    fn set_idle(&mut self, cpu: u32, idle: bool, time: u64) -> io::Result<()> {
+    fn set_idle(&mut self, cpu: u32, idle: bool, time: u64) {
         let c = cpu as usize;
         if self.idle[c] == idle {
-            return Ok(());
+            return;
         }
         self.idle[c] = idle;
         self.begin(NIL, cpu, "d...", time, "cpu_idle");
-        let _ = write!(self.line, "state={} cpu_id={cpu}", if idle { 0 } else { IDLE_EXIT });
+        self.buf.extend_from_slice(b"state=");
+        push_dec(&mut self.buf, if idle { 0 } else { IDLE_EXIT as u64 }, 0, false);
+        self.buf.extend_from_slice(b" cpu_id=");
+        push_dec(&mut self.buf, cpu as u64, 0, false);
         self.end()
     }
 
+    /// ` orig_cpu=FROM dest_cpu=TO`.
+    fn migrate_args(&mut self, from: u32, to: u32) {
+        self.buf.extend_from_slice(b" orig_cpu=");
+        push_dec(&mut self.buf, from as u64, 0, false);
+        self.buf.extend_from_slice(b" dest_cpu=");
+        push_dec(&mut self.buf, to as u64, 0, false);
+    }
+
+    /// ` target_cpu=NNN`.
+    fn target_cpu(&mut self, cpu: u32) {
+        self.buf.extend_from_slice(b" target_cpu=");
+        push_dec(&mut self.buf, cpu as u64, 3, true);
+    }
+
     /// The lines of one event's records.
-    fn event(&mut self, time: u64, records: &[Record]) -> io::Result<()> {
+    fn event(&mut self, time: u64, records: &[Record]) {
         // The task whose system call (send, recv, wake, reply) is waking
         // others; none at the start of an event (a timer, a tick).
         let mut actor = NIL;
@@ -286,8 +361,8 @@ impl<W: Write> FtraceExport<W> {
                     self.touched[cpu as usize] = true;
                     self.begin(cur, cpu, "d...", time, "sched_wakeup_new");
                     self.task_args(task);
-                    let _ = write!(self.line, " target_cpu={cpu:03}");
-                    self.end()?;
+                    self.target_cpu(cpu);
+                    self.end();
                     placed = Some((task, NIL, cpu));
                 }
                 Record::Placement { task, waker_cpu, prev, .. } => {
@@ -307,14 +382,14 @@ impl<W: Write> FtraceExport<W> {
                     if prev != cpu {
                         self.begin(waker, waker_cpu, flags, time, "sched_migrate_task");
                         self.task_args(task);
-                        let _ = write!(self.line, " orig_cpu={prev} dest_cpu={cpu}");
-                        self.end()?;
+                        self.migrate_args(prev, cpu);
+                        self.end();
                     }
                     for ev in ["sched_waking", "sched_wakeup"] {
                         self.begin(waker, waker_cpu, flags, time, ev);
                         self.task_args(task);
-                        let _ = write!(self.line, " target_cpu={cpu:03}");
-                        self.end()?;
+                        self.target_cpu(cpu);
+                        self.end();
                     }
                 }
                 Record::Migrate { task, from, to } => {
@@ -323,63 +398,71 @@ impl<W: Write> FtraceExport<W> {
                     self.touched[to as usize] = true;
                     self.begin(cur, to, "d...", time, "sched_migrate_task");
                     self.task_args(task);
-                    let _ = write!(self.line, " orig_cpu={from} dest_cpu={to}");
-                    self.end()?;
+                    self.migrate_args(from, to);
+                    self.end();
                 }
                 Record::Exit { task, cpu } => {
                     exited = task;
                     self.begin(task, cpu, "....", time, "sched_process_exit");
                     self.task_args(task);
-                    self.end()?;
+                    self.end();
                 }
-                Record::IdleExit { cpu, .. } => self.set_idle(cpu, false, time)?,
+                Record::IdleExit { cpu, .. } => self.set_idle(cpu, false, time),
                 Record::Pick { cpu, task, v, vruntime, .. } if self.counters => {
-                    self.counter(COUNTER_OWNER, cpu, time, COUNTER_PID, format_args!("V cpu{cpu}"), v as i64)?;
+                    self.cpu_counter(cpu, time, "V", v as i64);
                     if task != NIL {
-                        self.task_counter(task, cpu, time, "vruntime", vruntime as i64)?;
-                        self.task_counter(task, cpu, time, "lag", v.wrapping_sub(vruntime) as i64)?;
+                        self.task_counter(task, cpu, time, "vruntime", vruntime as i64);
+                        self.task_counter(task, cpu, time, "lag", v.wrapping_sub(vruntime) as i64);
                     }
                 }
                 Record::Switch { cpu, prev, next, voluntary } => {
                     let c = cpu as usize;
                     self.touched[c] = true;
                     if prev == NIL {
-                        self.set_idle(cpu, false, time)?;
+                        self.set_idle(cpu, false, time);
                     }
-                    let state = if prev == NIL {
-                        "R"
+                    let state: &[u8] = if prev == NIL {
+                        b"R"
                     } else if prev == exited {
-                        "X"
+                        b"X"
                     } else if voluntary {
-                        "S"
+                        b"S"
                     } else if prev == yielded {
-                        "R"
+                        b"R"
                     } else {
-                        "R+"
+                        b"R+"
                     };
                     let pp = if prev == NIL { 0 } else { self.pid[prev as usize] };
                     let np = if next == NIL { 0 } else { self.pid[next as usize] };
                     let ppr = if prev == NIL { 120 } else { self.prio[prev as usize] };
                     let npr = if next == NIL { 120 } else { self.prio[next as usize] };
                     self.begin(prev, cpu, "d..2", time, "sched_switch");
-                    self.line.push_str("prev_comm=");
+                    self.buf.extend_from_slice(b"prev_comm=");
                     self.push_comm(prev, cpu);
-                    let _ = write!(self.line, " prev_pid={pp} prev_prio={ppr} prev_state={state} ==> next_comm=");
+                    self.buf.extend_from_slice(b" prev_pid=");
+                    push_dec(&mut self.buf, pp as u64, 0, false);
+                    self.buf.extend_from_slice(b" prev_prio=");
+                    push_int(&mut self.buf, ppr as i64);
+                    self.buf.extend_from_slice(b" prev_state=");
+                    self.buf.extend_from_slice(state);
+                    self.buf.extend_from_slice(b" ==> next_comm=");
                     self.push_comm(next, cpu);
-                    let _ = write!(self.line, " next_pid={np} next_prio={npr}");
-                    self.end()?;
+                    self.buf.extend_from_slice(b" next_pid=");
+                    push_dec(&mut self.buf, np as u64, 0, false);
+                    self.buf.extend_from_slice(b" next_prio=");
+                    push_int(&mut self.buf, npr as i64);
+                    self.end();
                     self.curr[c] = next;
                     if actor == prev {
                         actor = NIL;
                     }
                     if next == NIL {
-                        self.set_idle(cpu, true, time)?;
+                        self.set_idle(cpu, true, time);
                     }
                 }
                 _ => {}
             }
         }
-        Ok(())
     }
 
     /// The CPU `task` is running on, if it runs.
@@ -389,10 +472,10 @@ impl<W: Write> FtraceExport<W> {
 
     /// nr_running and util_avg of the CPUs the last event touched, when
     /// they changed.
-    fn sample(&mut self, time: u64, s: &Sched) -> io::Result<()> {
+    fn sample(&mut self, time: u64, s: &Sched) {
         if !self.counters {
             self.touched.iter_mut().for_each(|t| *t = false);
-            return Ok(());
+            return;
         }
         for c in 0..self.touched.len() {
             if !std::mem::take(&mut self.touched[c]) {
@@ -402,15 +485,14 @@ impl<W: Write> FtraceExport<W> {
             let cpu = c as u32;
             if rq.nr_running != self.last_nr[c] {
                 self.last_nr[c] = rq.nr_running;
-                self.counter(COUNTER_OWNER, cpu, time, COUNTER_PID, format_args!("nr_running cpu{cpu}"), rq.nr_running as i64)?;
+                self.cpu_counter(cpu, time, "nr_running", rq.nr_running as i64);
             }
             let util = s.cfs_rqs[rq.cfs as usize].avg.util_avg;
             if util != self.last_util[c] {
                 self.last_util[c] = util;
-                self.counter(COUNTER_OWNER, cpu, time, COUNTER_PID, format_args!("util_avg cpu{cpu}"), util as i64)?;
+                self.cpu_counter(cpu, time, "util_avg", util as i64);
             }
         }
-        Ok(())
     }
 }
 
@@ -442,3 +524,5 @@ pub fn export_scenario(text: &str, ov: &crate::Overrides) -> Result<String, Stri
 // Native only: the tests restate Perfetto's grammar with the regex crate.
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod reference;

@@ -411,3 +411,54 @@ fn streaming_export_keeps_the_log_empty() {
     let strip = |s: &str| s.lines().filter(|l| !l.contains("tracing_mark_write")).map(String::from).collect::<Vec<_>>();
     assert_eq!(strip(std::str::from_utf8(&kept).unwrap())[6..], strip(&full)[6..]);
 }
+
+/// A scenario made here for the byte comparison: on 4 CPUs (so wake-ups
+/// migrate and the balancer moves tasks) a pipe pair in one process, timer
+/// sleepers, hogs at three nice levels, a yielder, a task that changes its
+/// nice, a futex-style wake/wait pair and late forks that exit; the hogs
+/// start at 30 ms, so CPUs idle before.
+fn mixed_scenario() -> String {
+    let mut s = String::from("[sim]\nduration = \"60ms\"\nhz = 250\n[topology]\nsockets = 1\nllcs_per_socket = 1\ncores_per_llc = 4\nthreads_per_core = 1\n");
+    s += "[[task]]\nname = \"ping\"\nprocess = \"pp\"\nprogram = \"loop { run 150us; send c; recv d }\"\n";
+    s += "[[task]]\nname = \"pong\"\nprocess = \"pp\"\nprogram = \"loop { recv c; run 70us; send d }\"\n";
+    for (i, nice) in [-5, 0, 7].iter().enumerate() {
+        s += &format!("[[task]]\nname = \"hog{i}\"\nnice = {nice}\ncount = 2\nstart = \"30ms\"\nprogram = \"run\"\n");
+    }
+    s += "[[task]]\nname = \"tick\"\ncount = 3\nprogram = \"loop { sleep exp(2ms); run exp(300us) }\"\n";
+    s += "[[task]]\nname = \"yielder\"\nprogram = \"loop { run 500us; yield }\"\n";
+    s += "[[task]]\nname = \"renice\"\nprogram = \"loop { run 1ms; nice 10; run 1ms; nice -3; sleep 1ms }\"\n";
+    s += "[[task]]\nname = \"waker\"\nprogram = \"loop { run 400us; wake waiter; sleep 600us }\"\n";
+    s += "[[task]]\nname = \"waiter\"\nprogram = \"loop { wait; run 100us }\"\n";
+    s += "[[task]]\nname = \"late\"\ncount = 4\nstart = \"20ms\"\nprogram = \"run 3ms; sleep 1ms; run 2ms; exit\"\n";
+    s += "[[channel]]\nname = \"c\"\ncapacity = 1\n[[channel]]\nname = \"d\"\ncapacity = 1\n";
+    s
+}
+
+#[test]
+fn output_is_the_reference_writers() {
+    // The fast writer and the writer it replaced (reference.rs) read the
+    // same run's log and scheduler after every step: the same bytes.
+    let sc = mixed_scenario();
+    let (mut sim, _) = from_text(&sc, &Overrides::default(), LogMode::Full).unwrap();
+    let mut fast = FtraceExport::new(&sim, Vec::new(), "t", true).unwrap();
+    let mut old = super::reference::Reference::new(&sim, Vec::new(), "t", true).unwrap();
+    while sim.step() {
+        fast.ingest(&sim.log, Some(&sim.state.sched)).unwrap();
+        fast.next_mark = 0;
+        old.drain(&mut sim.log, Some(&sim.state.sched)).unwrap();
+    }
+    fast.end_at(sim.now(), &sim.state.sched).unwrap();
+    old.end_at(sim.now(), &sim.state.sched).unwrap();
+    let (a, b) = (fast.finish().unwrap(), old.finish().unwrap());
+    let text = String::from_utf8(a.clone()).unwrap();
+    // Every kind of line is in it, so each was compared.
+    for ev in ["sched_switch", "sched_waking", "sched_wakeup_new", "sched_migrate_task", "sched_process_exit", "cpu_idle", "C|999|V cpu", "C|999|util_avg", "|lag ", "prev_state=R ", "prev_state=R+", "prev_state=X", "prio=130"] {
+        assert!(text.contains(ev), "no {ev}");
+    }
+    assert!(a.len() > 100_000, "{}", a.len());
+    if a != b {
+        let at = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+        let from = at.saturating_sub(200);
+        panic!("differ at byte {at}:\nfast: {}\nold:  {}", String::from_utf8_lossy(&a[from..(at + 200).min(a.len())]), String::from_utf8_lossy(&b[from..(at + 200).min(b.len())]));
+    }
+}
