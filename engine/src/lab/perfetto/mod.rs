@@ -524,5 +524,3 @@ pub fn export_scenario(text: &str, ov: &crate::Overrides) -> Result<String, Stri
 // Native only: the tests restate Perfetto's grammar with the regex crate.
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
-#[cfg(all(test, not(target_arch = "wasm32")))]
-mod reference;
