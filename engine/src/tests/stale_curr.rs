@@ -97,3 +97,18 @@ fn a_pull_after_an_active_push_does_not_look_at_the_pushed_task() {
         assert!(!s.rqs[0].resched && s.rqs[0].curr == c && s.rqs[1].curr != NIL);
     }
 }
+
+/// find_matching_se() itself stops at the roots when given entities of two
+/// CPUs (no caller does that any more, above): a task on each CPU of
+/// 2cpu-vm, both at depth 0 on their CPU's root cfs_rq, come back as they
+/// went in instead of walking up into NIL.
+#[test]
+fn find_matching_se_stops_at_the_roots_of_two_cpus() {
+    let mut s = two_cpus("6.18");
+    let (a, b) = (task(&mut s, &[0]), task(&mut s, &[1]));
+    s.wake_up_new_task(a);
+    s.wake_up_new_task(b);
+    let (sa, sb) = (s.tasks[a as usize].se, s.tasks[b as usize].se);
+    assert_ne!(s.ents[sa as usize].cfs_rq, s.ents[sb as usize].cfs_rq);
+    assert_eq!(s.find_matching_se_pub(sa, sb), (sa, sb));
+}

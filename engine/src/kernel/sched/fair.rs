@@ -872,8 +872,11 @@ impl Sched {
         self.find_matching_se(se, pse)
     }
 
-    /// Mirrors `find_matching_se()` (fair.c): walk both entities up until
-    /// they are siblings on one cfs_rq.
+    /// Mirrors `find_matching_se()` (fair.c, every version): walk both
+    /// entities up until they are siblings on one cfs_rq. Two tasks of one
+    /// CPU always meet at its root cfs_rq at the latest; the kernel walks
+    /// on regardless, and so would this past the root (NIL) if a caller
+    /// ever passed entities of two CPUs: it stops at the roots instead.
     fn find_matching_se(&self, mut se: u32, mut pse: u32) -> (u32, u32) {
         let (mut sd, mut pd) = (self.ents[se as usize].depth, self.ents[pse as usize].depth);
         while sd > pd {
@@ -885,8 +888,11 @@ impl Sched {
             pd -= 1;
         }
         while self.ents[se as usize].cfs_rq != self.ents[pse as usize].cfs_rq {
-            se = self.ents[se as usize].parent;
-            pse = self.ents[pse as usize].parent;
+            let (up, pup) = (self.ents[se as usize].parent, self.ents[pse as usize].parent);
+            if up == NIL || pup == NIL {
+                break;
+            }
+            (se, pse) = (up, pup);
         }
         (se, pse)
     }
