@@ -1121,9 +1121,9 @@ impl Sched {
         }
         let e = &mut self.ents[se as usize];
         let old = e.load.weight as i64;
-        e.vlag = e.vlag * old / weight as i64;
+        e.vlag = scale_s64(e.vlag, old, weight as i64);
         if e.rel_deadline {
-            e.deadline = ((e.deadline as i64) * old / weight as i64) as u64;
+            e.deadline = scale_s64(e.deadline as i64, old, weight as i64) as u64;
         }
         self.reweight_load_avg(q, se, lw);
         if on_rq {
@@ -1162,11 +1162,11 @@ impl Sched {
         if !eevdf {
             // CFS (v5.15) only moves the weight; there is no lag or deadline.
         } else if !on_rq {
-            e.vlag = e.vlag * old / new;
+            e.vlag = scale_s64(e.vlag, old, new);
         } else {
             // "When the weight changes, the virtual time slope changes and we
             // should adjust the relative virtual deadline accordingly."
-            let rel = sdiff(e.deadline, e.vruntime) * old / new;
+            let rel = scale_s64(sdiff(e.deadline, e.vruntime), old, new);
             e.deadline = e.vruntime.wrapping_add(rel as u64);
         }
         self.reweight_load_avg(q, se, lw);
@@ -1208,7 +1208,7 @@ impl Sched {
         let new = weight as i64;
         if !on_rq {
             let e = &mut self.ents[se as usize];
-            e.vlag = e.vlag * old / new;
+            e.vlag = scale_s64(e.vlag, old, new);
         } else if self.feat.has(REWEIGHT_EEVDF) {
             if !v_fix {
                 avruntime = self.avg_vruntime(q);
@@ -1220,13 +1220,13 @@ impl Sched {
             }
             let e = &mut self.ents[se as usize];
             if vlag != 0 {
-                e.vruntime = avruntime.wrapping_sub((vlag * old / new) as u64);
+                e.vruntime = avruntime.wrapping_sub(scale_s64(vlag, old, new) as u64);
             }
-            let vslice = sdiff(e.deadline, avruntime) * old / new;
+            let vslice = scale_s64(sdiff(e.deadline, avruntime), old, new);
             e.deadline = avruntime.wrapping_add(vslice as u64);
         } else {
             let e = &mut self.ents[se as usize];
-            let rel = sdiff(e.deadline, e.vruntime) * old / new;
+            let rel = scale_s64(sdiff(e.deadline, e.vruntime), old, new);
             e.deadline = e.vruntime.wrapping_add(rel as u64);
         }
         self.reweight_load_avg(q, se, lw);
@@ -1253,4 +1253,14 @@ impl Sched {
 /// scale_load_down() weight: w·vlag / 1024.
 pub fn service_lag(vlag: i64, weight: u64) -> i64 {
     ((vlag as i128 * weight as i128) / 1024) as i64
+}
+
+/// `div_s64(a * old, new)` of reweight_entity() and reweight_eevdf()
+/// (fair.c, v6.6–v6.18) as the kernel computes it: the s64 product wraps
+/// (the kernel builds with -fno-strict-overflow), then truncating division.
+/// It only wraps for values no queue reaches (a deadline left stale by a
+/// CFS kernel and rescaled by a patch for EEVDF), where Rust's checked
+/// arithmetic panicked.
+fn scale_s64(a: i64, old: i64, new: i64) -> i64 {
+    a.wrapping_mul(old) / new
 }
