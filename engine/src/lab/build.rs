@@ -215,8 +215,10 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
     }
     let tasks_by_name = names.iter().enumerate().map(|(i, n)| (n.as_str(), i as u32)).collect();
     let mut resolver = Resolver { specs, chans: Vec::new(), chan_ids: HashMap::new(), tasks: tasks_by_name };
-    // Tasks naming one `process` share its address space (mm).
-    let mut processes: Vec<(String, u32)> = Vec::new();
+    // Tasks naming one `process` share its address space (mm). Maps, not
+    // lists: a workload of 65 536 netperf pairs names as many processes
+    // and workers, and linear lookups made the build quadratic (413 s).
+    let mut processes: HashMap<&str, u32> = HashMap::new();
     let mut spec_first: Vec<u32> = Vec::with_capacity(tasks.len());
     for (i, spec) in tasks.iter().enumerate() {
         let key = if i < sc.tasks.len() { format!("task[{i}]") } else { format!("task `{}`", spec.name) };
@@ -250,13 +252,7 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
             let task = &mut sched.tasks[t as usize];
             task.want_preempt = spec.want_preempt;
             if let Some(p) = &spec.process {
-                task.mm = match processes.iter().find(|(n, _)| n == p) {
-                    Some(&(_, mm)) => mm,
-                    None => {
-                        processes.push((p.clone(), t));
-                        t
-                    }
-                };
+                task.mm = *processes.entry(p.as_str()).or_insert(t);
             }
             info.task_names.push(names[t as usize].clone());
             info.task_prog.push(prog_id);
@@ -264,10 +260,11 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
         }
     }
     sched.chans = resolver.chans.iter().map(|&(_, cap)| crate::kernel::chan::Channel::new(cap)).collect();
+    let spec_by_name: HashMap<&str, usize> = tasks.iter().enumerate().rev().map(|(i, t)| (t.name.as_str(), i)).collect();
     for m in measures {
         let mut workers = Vec::new();
         for w in &m.workers {
-            if let Some(i) = tasks.iter().position(|t| t.name == *w) {
+            if let Some(&i) = spec_by_name.get(w.as_str()) {
                 workers.extend(spec_first[i]..spec_first[i] + tasks[i].count);
             }
         }
