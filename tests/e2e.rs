@@ -1156,7 +1156,8 @@ const PAGE_ROOTS: [(&str, &str); 3] = [("lecture", "controls"), ("compare", "com
 /// (headline, tree and V line on screen, labels of 18 px), quiz mode from
 /// a link, the figure and table exports, links that carry the comparison's
 /// CPU and seeds and the study's shrink, a link cut short, the copy
-/// feedback, and a seeded monkey (random clicks and keys for
+/// feedback, the trace buttons (download, open in Perfetto against a stub
+/// window) and a recorded trace chosen to import, and a seeded monkey (random clicks and keys for
 /// SCHEDLAB_E2E_MONKEY_SECS seconds, default 30; 600 for the issue's ten
 /// minutes). Screenshots: target/e2e/walk-*.png.
 #[test]
