@@ -1156,7 +1156,8 @@ const PAGE_ROOTS: [(&str, &str); 3] = [("lecture", "controls"), ("compare", "com
 /// (headline, tree and V line on screen, labels of 18 px), quiz mode from
 /// a link, the figure and table exports, links that carry the comparison's
 /// CPU and seeds and the study's shrink, a link cut short, the copy
-/// feedback, and a seeded monkey (random clicks and keys for
+/// feedback, the trace buttons (download, open in Perfetto against a stub
+/// window) and a recorded trace chosen to import, and a seeded monkey (random clicks and keys for
 /// SCHEDLAB_E2E_MONKEY_SECS seconds, default 30; 600 for the issue's ten
 /// minutes). Screenshots: target/e2e/walk-*.png.
 #[test]
@@ -1374,6 +1375,98 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
         assert_eq!(copy["text"], copy["href"], "{copy}");
     }
     assert_no_console_errors(&session, "quiz, exports, keys and links");
+
+    // 10b. Traces (issue 14) on the lecture page, with the browser's ends
+    //      stubbed: the download is caught at URL.createObjectURL and the
+    //      anchor's click (nothing is saved), "open in Perfetto" gets a fake
+    //      window whose postMessage answers PING with PONG (from the third
+    //      PING on, as a UI still loading would) and records the buffer.
+    //      The monkey below keeps away from these buttons: a real new window
+    //      would put this tab in the background.
+    let t_traces = Instant::now();
+    open("p=three-equal-tasks");
+    wait("the default run", "const l = document.querySelector('[data-testid=\"event-label\"]'); return !!l && l.textContent.startsWith('event 0 /') && !!document.querySelector('[data-testid=\"btn-trace-lecture\"]');", Duration::from_secs(30));
+    js(r#"
+        const t = window.__schedlabTrace = { blobs: [], saved: [], opened: [], posts: [], pings: 0 };
+        const create = URL.createObjectURL;
+        URL.createObjectURL = function (b) { const u = create.call(URL, b); if (b instanceof Blob) t.blobs.push({ url: u, blob: b }); return u; };
+        const click = HTMLAnchorElement.prototype.click;
+        HTMLAnchorElement.prototype.click = function () {
+          if (this.hasAttribute('download')) { t.saved.push({ name: this.getAttribute('download'), href: this.href }); return; }
+          return click.call(this);
+        };
+        window.open = function (url, target) {
+          t.opened.push([String(url), String(target)]);
+          return { closed: false, postMessage(msg, origin) {
+            t.posts.push({ msg, origin });
+            if (msg === 'PING' && ++t.pings >= 3)
+              setTimeout(() => window.dispatchEvent(new MessageEvent('message', { data: 'PONG', origin: 'https://ui.perfetto.dev' })), 0);
+          } };
+        };
+        return true;"#);
+    let handles_before = session.cmd("GET", "/window/handles", None);
+    session.click(&session.find_css("[data-testid=\"btn-trace-lecture\"]").expect("the download trace button"));
+    wait("the trace download", "const t = window.__schedlabTrace; return t.saved.length === 1 && t.blobs.some(b => b.url === t.saved[0].href);", Duration::from_secs(10));
+    session.click(&session.find_css("[data-testid=\"btn-perfetto-lecture\"]").expect("the open in Perfetto button"));
+    wait("the buffer posted to Perfetto", "return window.__schedlabTrace.posts.some(p => typeof p.msg === 'object');", Duration::from_secs(10));
+    // Past the post: no PING after it (the page stopped its interval).
+    thread::sleep(Duration::from_millis(300));
+    let got = session.execute_async(r#"
+        const done = arguments[arguments.length - 1];
+        const t = window.__schedlabTrace;
+        (async () => {
+          const saved = t.saved[0];
+          const text = await t.blobs.find(b => b.url === saved.href).blob.text();
+          const at = t.posts.findIndex(p => typeof p.msg === 'object');
+          const p = t.posts[at].msg.perfetto || {};
+          done({ name: saved.name, text, opened: t.opened,
+                 before: t.posts.slice(0, at).map(x => [x.msg, x.origin]), after: t.posts.length - at - 1, origin: t.posts[at].origin,
+                 is_buffer: p.buffer instanceof ArrayBuffer, buffer: p.buffer instanceof ArrayBuffer ? new TextDecoder().decode(p.buffer) : null,
+                 title: p.title, file: p.fileName,
+                 notices: [...document.querySelectorAll('[data-testid="notice"] li')].map(l => l.textContent) });
+        })();"#);
+    let handles_after = session.cmd("GET", "/window/handles", None);
+    let trace = got["text"].as_str().unwrap_or_default();
+    eprintln!("e2e: trace download {} ({} lines), Perfetto: opened {}, {} messages before the buffer, title {}", got["name"], trace.lines().count(), got["opened"], got["before"].as_array().map_or(0, |b| b.len()), got["title"]);
+    assert_eq!(got["name"], json!("schedlab-lecture.trace.txt"), "{}", got["name"]);
+    check_ftrace_of_three_equal_tasks(trace);
+    // Each button said what it made: one notice per export, of this many lines.
+    let said = format!("Trace of the lecture run: {} lines, ", trace.lines().count());
+    let notices: Vec<&str> = got["notices"].as_array().map(|a| a.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
+    assert_eq!(notices.iter().filter(|n| n.starts_with(&said)).count(), 2, "{said:?} twice in {notices:?}");
+    assert_eq!(got["opened"], json!([["https://ui.perfetto.dev", "_blank"]]), "one window, Perfetto UI's: {}", got["opened"]);
+    let before = got["before"].as_array().cloned().unwrap_or_default();
+    assert!(before.len() >= 3 && before.iter().all(|m| *m == json!(["PING", "https://ui.perfetto.dev"])), "PING (to Perfetto's origin) until PONG, which came at the third: {before:?}");
+    assert_eq!((got["origin"].as_str(), got["after"].as_u64()), (Some("https://ui.perfetto.dev"), Some(0)), "the buffer goes once to Perfetto's origin, and the pings stop: {got}");
+    assert_eq!(got["is_buffer"], json!(true), "perfetto.buffer is an ArrayBuffer");
+    assert_eq!(got["buffer"].as_str(), Some(trace), "Perfetto gets the bytes of the download");
+    assert_eq!((got["title"].as_str(), got["file"].as_str()), (Some("schedlab-lecture.trace.txt"), Some("schedlab-lecture.trace.txt")));
+    assert_eq!(handles_after, handles_before, "no real window was opened");
+
+    // Choosing a recorded trace in the panel's file input: the study worker
+    // imports it and its threads run as tasks named comm-pid.
+    let recorded = Path::new(env!("CARGO_MANIFEST_DIR")).join("engine/tests/data/traces/nice.perf.txt");
+    let recorded_text = fs::read_to_string(&recorded).expect("read nice.perf.txt");
+    let input = session.find_css("[data-testid=\"trace-file\"]").expect("the trace file input");
+    session.cmd("POST", &format!("/element/{}/value", input.0), Some(json!({ "text": recorded.to_str().expect("a UTF-8 path") })));
+    wait("the imported trace's run", "const n = document.querySelector('[data-testid=\"notice\"]'); return !!n && n.textContent.includes('nice.perf.txt imported') && [...document.querySelectorAll('[data-testid=\"jump-task\"] option')].some(o => o.textContent.startsWith('python3-'));", Duration::from_secs(120));
+    let imported = js("return { names: [...document.querySelectorAll('[data-testid=\"jump-task\"] option')].slice(1).map(o => o.textContent), editor: document.querySelector('[data-testid=\"editor\"]').value, notice: document.querySelector('[data-testid=\"notice\"]').textContent };");
+    let names: Vec<&str> = imported["names"].as_array().map(|a| a.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
+    eprintln!("e2e: nice.perf.txt imported as {} tasks: {names:?}", names.len());
+    // The two python3 hogs of the recording (scripts/record-traces: nice 0
+    // and nice 5 on CPU 0) are among them; every task is a thread of the
+    // trace: its pid is one the trace names.
+    let python_pids: std::collections::BTreeSet<&str> = recorded_text.split("next_comm=python3 next_pid=").skip(1).filter_map(|s| s.split_whitespace().next()).collect();
+    let py: Vec<&&str> = names.iter().filter(|n| n.starts_with("python3-")).collect();
+    assert!(py.len() >= 2 && py.iter().all(|n| python_pids.contains(&n["python3-".len()..])), "python3 tasks {py:?}, python3 pids in the trace {python_pids:?}");
+    for n in &names {
+        let pid = n.rsplit('-').next().unwrap_or_default();
+        assert!(recorded_text.contains(&format!("pid={pid} ")), "task {n}: pid {pid} is not in the trace");
+        assert!(imported["editor"].as_str().unwrap_or_default().contains(&format!("name = \"{n}\"")), "task {n} is not in the editor");
+    }
+    assert_no_console_errors(&session, "the trace download, open in Perfetto and a trace import");
+    session.screenshot(&out_dir.join("walk-traces.png"));
+    eprintln!("e2e: traces (download, Perfetto, import) took {:.1} s", t_traces.elapsed().as_secs_f64());
     let walk_s = t_walk.elapsed().as_secs_f64();
 
     // 11. The monkey: random clicks, choices and keys on every page, from
@@ -1425,6 +1518,65 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
     assert_no_console_errors(&session, &format!("{secs} s of random clicks and keys (seed 13; counts {monkey})"));
     eprintln!("e2e: page walk and checks took {walk_s:.1} s");
     session.close();
+}
+
+/// Checks that `trace` is the ftrace text of a run of the default preset
+/// (assets/presets/01-three-equal-tasks.toml: hogs A, B, C on one CPU for
+/// 30 ms at HZ=1000). Every event line has the shape Perfetto's systrace
+/// tokenizer reads, `TASK-PID (TGID) [CPU] FLAGS SECONDS.FRACTION: EVENT:
+/// ARGS`, on CPU 0, in time order; a `sched_switch` is logged by the task
+/// it switches out (`<idle>-0` for the idle task), and names A, B, C as pids 1000..1002 (the exporter's
+/// PID_BASE + task index) or the idle task. Each hog is switched in at
+/// least 5 times: with a 0.7 ms slice a switch comes at every 1 ms tick,
+/// about 30 switches in turn, about 10 per task.
+fn check_ftrace_of_three_equal_tasks(trace: &str) {
+    assert!(trace.starts_with("# tracer: nop\n"), "no ftrace header: {}", &trace[..trace.len().min(200)]);
+    let pid_of = |comm: &str| match comm {
+        "A" => Some(1000),
+        "B" => Some(1001),
+        "C" => Some(1002),
+        "swapper/0" => Some(0),
+        _ => None,
+    };
+    let mut last_ts = 0.0f64;
+    let mut switched_in = [0u32; 3];
+    let mut events = 0;
+    for line in trace.lines().filter(|l| !l.starts_with('#')) {
+        let bad = || format!("not an ftrace event line: {line:?}");
+        let (head, rest) = line.split_once(") [").unwrap_or_else(|| panic!("{}", bad()));
+        let (task, tgid) = head.rsplit_once(" (").unwrap_or_else(|| panic!("{}", bad()));
+        let (comm, pid) = task.trim_start().trim_end().rsplit_once('-').unwrap_or_else(|| panic!("{}", bad()));
+        assert!(pid.parse::<u32>().is_ok() && tgid.trim().parse::<u32>().is_ok(), "{}", bad());
+        let (cpu, rest) = rest.split_once("] ").unwrap_or_else(|| panic!("{}", bad()));
+        assert_eq!(cpu, "000", "one CPU: {line}");
+        let (flags, rest) = rest.split_once(' ').unwrap_or_else(|| panic!("{}", bad()));
+        assert_eq!(flags.len(), 4, "{}", bad());
+        let (ts, rest) = rest.split_once(": ").unwrap_or_else(|| panic!("{}", bad()));
+        let (secs, frac) = ts.split_once('.').unwrap_or_else(|| panic!("{}", bad()));
+        assert!(!secs.is_empty() && !frac.is_empty() && ts.bytes().all(|b| b.is_ascii_digit() || b == b'.'), "{}", bad());
+        let ts: f64 = ts.parse().unwrap();
+        assert!(ts >= last_ts && ts <= 0.030_001, "time order, within the 30 ms run: {line}");
+        last_ts = ts;
+        let (event, args) = rest.split_once(": ").unwrap_or_else(|| panic!("{}", bad()));
+        events += 1;
+        if event != "sched_switch" {
+            continue;
+        }
+        let arg = |k: &str| {
+            args.split(' ').find_map(|kv| kv.strip_prefix(k).and_then(|v| v.strip_prefix('='))).unwrap_or_else(|| panic!("no {k} in {line}"))
+        };
+        let (prev, next) = (arg("prev_comm"), arg("next_comm"));
+        // The idle task's lines are `<idle>-0`, its comm `swapper/N`, as the kernel's.
+        let logger = if pid == "0" { "swapper/0" } else { comm };
+        assert_eq!((logger, pid), (prev, arg("prev_pid")), "logged by the task switched out: {line}");
+        for (c, p) in [(prev, arg("prev_pid")), (next, arg("next_pid"))] {
+            assert_eq!(pid_of(c).map(|x: u32| x.to_string()).as_deref(), Some(p), "a task of the run with its pid: {line}");
+        }
+        if let Some(i) = ["A", "B", "C"].iter().position(|&n| n == next) {
+            switched_in[i] += 1;
+        }
+    }
+    assert!(switched_in.iter().all(|&n| n >= 5), "switches to A, B, C: {switched_in:?} in {events} events");
 }
 
 // -------------------------------------------------------------- webdriver ---
