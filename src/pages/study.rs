@@ -768,10 +768,22 @@ fn Plots() -> impl IntoView {
     let bars_box = NodeRef::<leptos::html::Div>::new();
     let drawn = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
+    // Redraw when the window's size or zoom (the device pixel ratio) or
+    // the colour scheme changes: charts are drawn at their shown size, in
+    // the page's theme.
+    let resized = RwSignal::new(0u32);
+    let handle = window_event_listener(leptos::ev::resize, move |_| resized.update(|n| *n += 1));
+    on_cleanup(move || handle.remove());
+    if let Some(mql) = web_sys::window().and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten()) {
+        let listener = gloo::events::EventListener::new(&mql, "change", move |_| resized.update(|n| *n += 1));
+        // Removed when the page is left (the stored value is dropped).
+        StoredValue::new_local(listener);
+    }
     // Redraw (in an animation frame) when the table changes.
     Effect::new(move |_| {
         st.table.track();
         st.cdf_row.track();
+        resized.track();
         request_animation_frame(move || {
             let Some(t) = st.table.try_get_untracked().flatten() else { return };
             let c = charts(st, &t);
