@@ -6,11 +6,13 @@
 //! On the page a chart is drawn at its shown CSS size times the device
 //! pixel ratio, in the page's theme (the canvas's CSS background, text and
 //! border colours, so dark mode too). Exported SVG files use the light
-//! theme whatever the page's mode.
+//! theme whatever the page's mode; the study worker draws them
+//! ([`ChartSvg`], so plotters-svg is not in the page's .wasm).
 
 use plotters_backend::text_anchor::{HPos, Pos, VPos};
 use plotters_backend::{BackendColor, BackendStyle, BackendTextStyle, DrawingBackend, FontFamily, FontTransform};
 use plotters_canvas::CanvasBackend;
+use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsCast;
 
 use crate::fmt;
@@ -72,17 +74,15 @@ impl Theme {
 }
 
 /// An opaque colour as `getComputedStyle` writes it: `rgb(r, g, b)` (or
-/// `rgba(...)` with alpha 1); None for anything else (transparent, say).
+/// `rgba(r, g, b, 1)`); None for anything else (transparent, say).
 pub fn parse_rgb(s: &str) -> Option<Rgb> {
     let s = s.trim();
     let inner = s.strip_prefix("rgba(").or_else(|| s.strip_prefix("rgb("))?.strip_suffix(')')?;
     let parts: Vec<&str> = inner.split([',', ' ', '/']).filter(|p| !p.is_empty()).collect();
-    if parts.len() == 4 && parts[3].parse::<f64>().ok()? < 1.0 {
-        return None;
+    match parts[..] {
+        [r, g, b] | [r, g, b, "1"] => Some((r.parse().ok()?, g.parse().ok()?, b.parse().ok()?)),
+        _ => None,
     }
-    let c = |i: usize| parts.get(i)?.parse::<f64>().ok().map(|v| v.round().clamp(0.0, 255.0) as u8);
-    (parts.len() == 3 || parts.len() == 4).then_some(())?;
-    Some((c(0)?, c(1)?, c(2)?))
 }
 
 /// Font sizes in CSS px: tick labels and legend, and titles.
@@ -287,7 +287,7 @@ pub fn same_as<T: PartialEq>(items: &[T]) -> Vec<Option<usize>> {
 }
 
 /// One group of bars (one load level): per configuration, mean and std.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BarGroup {
     pub label: String,
     pub bars: Vec<Option<(f64, f64)>>,
@@ -298,6 +298,27 @@ pub struct BarGroup {
 pub fn draw_bars(canvas: &web_sys::HtmlCanvasElement, title: &str, y_label: &str, configs: &[String], groups: &[BarGroup]) -> usize {
     let Some(mut p) = prepare(canvas) else { return 0 };
     bars_on(&mut p.backend, &p.theme, p.w, p.h, title, y_label, configs, groups)
+}
+
+/// A chart to draw as an SVG file of `w` × `h` px (the study worker's
+/// [`crate::worker::Request::ChartSvg`]). Values must be finite (JSON has
+/// no NaN).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "chart", rename_all = "lowercase")]
+pub enum ChartSvg {
+    Bars { w: u32, h: u32, title: String, y_label: String, configs: Vec<String>, groups: Vec<BarGroup> },
+    Lines { w: u32, h: u32, title: String, x_label: String, y_label: String, series: Vec<Series>, x_labels: Option<Vec<String>>, log_x: bool },
+}
+
+impl ChartSvg {
+    pub fn render(&self) -> String {
+        match self {
+            ChartSvg::Bars { w, h, title, y_label, configs, groups } => bars_svg(*w, *h, title, y_label, configs, groups),
+            ChartSvg::Lines { w, h, title, x_label, y_label, series, x_labels, log_x } => {
+                lines_svg(*w, *h, title, x_label, y_label, series, x_labels.as_deref(), *log_x)
+            }
+        }
+    }
 }
 
 /// [`draw_bars`] as an SVG document of `w` × `h` px.
@@ -358,7 +379,7 @@ fn bars_on<B: DrawingBackend>(b: &mut B, t: &Theme, w: f64, h: f64, title: &str,
 }
 
 /// One line of a line chart.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Series {
     pub name: String,
     pub points: Vec<(f64, f64)>,
