@@ -1248,15 +1248,16 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
     //     427 × 123, 5 px text; white in dark mode): at a device pixel
     //     ratio of 2 each canvas's bitmap is its shown size × 2 and every
     //     label is at least 12 CSS px (fillText's font size × the context's
-    //     scale × shown width / bitmap width); in dark mode the charts are
+    //     scale × shown width / bitmap width, recorded by a wrapped fillText); in dark mode the charts are
     //     dark with light text, and the exported SVG stays light.
     let cdp = |cmd: &str, params: Value| session.cmd("POST", "/goog/cdp/execute", Some(json!({ "cmd": cmd, "params": params })));
     cdp("Emulation.setDeviceMetricsOverride", json!({ "width": 1280, "height": 720, "deviceScaleFactor": 2, "mobile": false }));
     js(r#"window.__schedlabText = [];
           const orig = CanvasRenderingContext2D.prototype.fillText;
           CanvasRenderingContext2D.prototype.fillText = function (t, x, y, ...rest) {
-            const c = this.canvas;
-            if (c.classList.contains('plot')) window.__schedlabText.push({ id: c.dataset.testid, text: String(t), css_px: parseFloat(/([0-9.]+)px/.exec(this.font)[1]) * this.getTransform().a * c.clientWidth / c.width });
+            // The context's scale (of a rotated label too: |(a, b)|).
+            const c = this.canvas, m = this.getTransform();
+            if (c.classList.contains('plot')) window.__schedlabText.push({ id: c.dataset.testid, text: String(t), css_px: parseFloat(/([0-9.]+)px/.exec(this.font)[1]) * Math.hypot(m.a, m.b) * c.clientWidth / c.width });
             return orig.call(this, t, x, y, ...rest);
           };
           window.dispatchEvent(new Event('resize')); return true;"#);
