@@ -258,20 +258,10 @@ pub fn short_num(x: f64) -> String {
 }
 
 /// The legend, right-aligned under the title: a swatch and a name per
-/// series; a series equal to an earlier one says so (`same[i]`), since
-/// the two then look alike.
-fn legend<B: DrawingBackend>(b: &mut B, t: &Theme, f: &Frame, names: &[String], same: &[Option<usize>]) {
-    let names: Vec<String> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| match same.get(i).copied().flatten().and_then(|j| names.get(j)) {
-            Some(other) => format!("{n} (same as {other})"),
-            None => n.clone(),
-        })
-        .collect();
-    let per_char = LABEL_PX * 0.55;
-    let item = |n: &str| 26 + (n.chars().count() as f64 * per_char) as i32;
-    let width: i32 = names.iter().map(|n| item(n)).sum();
+/// series.
+fn legend<B: DrawingBackend>(b: &mut B, t: &Theme, f: &Frame, names: &[String]) {
+    let item = |n: &String| 26 + (n.chars().count() as f64 * LABEL_PX * 0.55) as i32;
+    let width: i32 = names.iter().map(item).sum();
     let mut x = (f.right as i32 - width).max(f.left as i32);
     for (i, n) in names.iter().enumerate() {
         let c = color(t.series(i));
@@ -279,11 +269,6 @@ fn legend<B: DrawingBackend>(b: &mut B, t: &Theme, f: &Frame, names: &[String], 
         text(b, t, n, (x + 16, 27), LABEL_PX, HPos::Left, VPos::Center);
         x += item(n);
     }
-}
-
-/// For each item, the first earlier item equal to it (None if none).
-pub fn same_as<T: PartialEq>(items: &[T]) -> Vec<Option<usize>> {
-    (0..items.len()).map(|i| (0..i).find(|&j| items[j] == items[i])).collect()
 }
 
 /// One group of bars (one load level): per configuration, mean and std.
@@ -351,9 +336,7 @@ fn bars_on<B: DrawingBackend>(b: &mut B, t: &Theme, w: f64, h: f64, title: &str,
         .fold(0.0f64, f64::max);
     let f = Frame { left: 58.0, top: 40.0, right: w - 10.0, bottom: h - 26.0, x: (0.0, 1.0), y: (0.0, if top > 0.0 { top * 1.1 } else { 1.0 }), log_x: false };
     axes(b, t, &f, y_label, title);
-    // Configuration c's bars over all groups.
-    let per_config: Vec<Vec<Option<(f64, f64)>>> = (0..configs.len()).map(|c| groups.iter().map(|g| g.bars.get(c).copied().flatten()).collect()).collect();
-    legend(b, t, &f, configs, &same_as(&per_config));
+    legend(b, t, &f, configs);
     let gw = (f.right - f.left) / groups.len().max(1) as f64;
     let n = configs.len().max(1) as f64;
     let bw = (gw * 0.8 / n).max(2.0);
@@ -444,8 +427,7 @@ fn lines_on<B: DrawingBackend>(
         log_x,
     };
     axes(b, t, &f, y_label, title);
-    let points: Vec<&Vec<(f64, f64)>> = series.iter().map(|s| &s.points).collect();
-    legend(b, t, &f, &series.iter().map(|s| s.name.clone()).collect::<Vec<_>>(), &same_as(&points));
+    legend(b, t, &f, &series.iter().map(|s| s.name.clone()).collect::<Vec<_>>());
     // x ticks.
     match x_labels {
         Some(labels) => {
@@ -552,9 +534,9 @@ hackbench"##), "{svg}");
 
     /// Two configurations with equal bars in every group: each group has
     /// two bars side by side (disjoint x ranges, both the same height, the
-    /// two series' colours), and the legend says the second equals the first.
+    /// two series' colours), so neither hides the other.
     #[test]
-    fn identical_bars_stand_side_by_side_and_the_legend_says_so() {
+    fn identical_bars_stand_side_by_side() {
         let configs = vec!["6.6".to_string(), "6.6+sis-filter".to_string(), "6.6+other".to_string()];
         let groups: Vec<BarGroup> = (1..=2)
             .map(|g| BarGroup { label: format!("{g} groups"), bars: vec![Some((1.0, 0.1)), Some((1.0, 0.1)), Some((0.5, 0.0))] })
@@ -570,25 +552,15 @@ hackbench"##), "{svg}");
             assert_eq!((a.3.as_str(), b.3.as_str()), ("#606770", "#2A6FDB"), "grey and blue");
             assert!(g[2].2 < a.2, "the third is lower");
         }
-        assert!(svg.contains("\n6.6+sis-filter (same as 6.6)\n"), "{svg}");
-        assert!(svg.contains("\n6.6+other\n"), "{svg}");
     }
 
-    /// Identical line series: the earlier one is drawn wider (so both
-    /// show) and the legend names the one it equals.
+    /// Identical line series: the earlier one is drawn wider, so both show.
     #[test]
     fn identical_lines_are_widened_and_named() {
         let pts = vec![(1.0, 0.5), (10.0, 0.9), (100.0, 1.0)];
         let series = vec![Series { name: "a".into(), points: pts.clone() }, Series { name: "b".into(), points: pts }];
         let svg = lines_svg(640, 240, "cdf", "µs", "fraction", &series, None, true);
         assert!(svg.contains(r##"stroke="#606770" stroke-width="4""##) && svg.contains(r##"stroke="#2A6FDB" stroke-width="2""##), "{svg}");
-        assert!(svg.contains("\nb (same as a)\n"), "{svg}");
-    }
-
-    #[test]
-    fn same_as_names_the_first_equal_item() {
-        assert_eq!(same_as(&[1, 2, 1, 1, 3]), vec![None, None, Some(0), Some(0), None]);
-        assert_eq!(same_as::<u8>(&[]), Vec::<Option<usize>>::new());
     }
 
     #[test]
