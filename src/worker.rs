@@ -36,6 +36,9 @@ pub enum Request {
     /// here so that a large trace neither blocks the page nor puts the
     /// importer in the page's .wasm.
     Import { name: String, text: String },
+    /// A study chart to draw as an SVG file (plotters-svg lives in the
+    /// worker's .wasm, not the page's).
+    ChartSvg { chart: crate::views::plots::ChartSvg },
 }
 
 /// A message from the worker.
@@ -49,6 +52,8 @@ pub enum Reply {
     Failed { index: Option<usize>, message: String },
     /// The scenario an imported trace became.
     Imported { scenario: String },
+    /// The chart's SVG document.
+    Svg { svg: String },
 }
 
 /// `RunValue` as it travels (the engine's type is only `Serialize`). JSON
@@ -115,6 +120,7 @@ pub fn handle(study: &mut Option<Study>, msg: &str) -> String {
     };
     let reply = match req {
         Request::Import { name, text } => import_trace(&name, &text),
+        Request::ChartSvg { chart } => Reply::Svg { svg: chart.render() },
         Request::Plan { text } => match Study::new(&text) {
             Ok(s) => {
                 let runs = s.runs.len();
@@ -164,6 +170,44 @@ fn import_trace(name: &str, text: &str) -> Reply {
     }
 }
 
+/// Asks a new worker one question: sends `req` once the worker is ready,
+/// hands its reply (or why there is none) to `done`, and ends the worker.
+pub fn ask(req: &Request, done: Box<dyn FnOnce(Result<Reply, String>)>) {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::{JsCast, JsValue};
+    let Ok(w) = web_sys::Worker::new(crate::pages::study::WORKER_URL) else {
+        return done(Err("the page could not start a worker".into()));
+    };
+    type Handler = Closure<dyn FnMut(web_sys::MessageEvent)>;
+    let state: Rc<RefCell<(Option<String>, Option<Box<dyn FnOnce(Result<Reply, String>)>>, Option<Handler>)>> =
+        Rc::new(RefCell::new((Some(encode(req)), Some(done), None)));
+    let (st, worker) = (state.clone(), w.clone());
+    let on_message = Handler::new(move |ev: web_sys::MessageEvent| {
+        let reply = decode_reply(&ev.data().as_string().unwrap_or_default());
+        // The worker is listening: hand it the request, once.
+        if let Ok(Reply::Ready) = reply {
+            if let Some(req) = st.borrow_mut().0.take() {
+                let _ = worker.post_message(&JsValue::from_str(&req));
+            }
+            return;
+        }
+        worker.terminate();
+        let (done, handler) = {
+            let mut s = st.borrow_mut();
+            (s.1.take(), s.2.take())
+        };
+        if let Some(done) = done {
+            done(reply);
+        }
+        // Drop the handler after this call returns.
+        gloo::timers::callback::Timeout::new(0, move || drop(handler)).forget();
+    });
+    w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    state.borrow_mut().2 = Some(on_message);
+}
+
 /// Reads a worker's reply.
 pub fn decode_reply(msg: &str) -> Result<Reply, String> {
     serde_json::from_str(msg).map_err(|e| format!("unreadable message from the worker: {e}"))
@@ -208,6 +252,29 @@ loads = [1, 2]
         let req = encode(&Request::Import { name: "bad.txt".into(), text: bad.into() });
         match decode_reply(&handle(&mut study, &req)).unwrap() {
             Reply::Failed { index: None, message } => assert!(message.starts_with("bad.txt: line 1: sched_switch"), "{message}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A study chart's SVG is drawn in the worker: the request travels as
+    /// JSON and the reply is the same document the plots module draws.
+    #[test]
+    fn the_worker_draws_a_chart_as_svg() {
+        use crate::views::plots::{BarGroup, ChartSvg};
+        let chart = ChartSvg::Bars {
+            w: 900,
+            h: 320,
+            title: "hackbench: time".into(),
+            y_label: "s".into(),
+            configs: vec!["6.6".into(), "6.6+sis-filter".into()],
+            groups: vec![BarGroup { label: "1 group".into(), bars: vec![Some((1.5, 0.1)), None] }],
+        };
+        let want = chart.render();
+        match decode_reply(&handle(&mut None, &encode(&Request::ChartSvg { chart }))).unwrap() {
+            Reply::Svg { svg } => {
+                assert_eq!(svg, want);
+                assert!(svg.starts_with("<svg") && svg.contains("\nhackbench: time\n"), "{svg}");
+            }
             other => panic!("{other:?}"),
         }
     }

@@ -335,3 +335,72 @@ fn the_explainer_names_the_reweight_variant() {
     let v618 = sentence(&Overrides { kernel: Some("6.18".into()), ..Default::default() });
     assert!(v618.contains("through update_entity_lag() and place_entity()"), "{v618}");
 }
+
+/// What each comparison preset's text (assets/compare/*.toml, its last
+/// paragraph) says about the first behavioural difference the page marks:
+/// which fields differ, what each run did (the record kinds of
+/// `lab::compare::behaviour`), when (ms, as the text words it), and for a
+/// different pick which task each run took. Written from the texts: a
+/// change of the model that moves the difference fails here, and the text
+/// must be reread.
+#[test]
+fn comparison_texts_tell_their_first_behavioural_difference() {
+    use schedlab_engine::lab::compare::{behaviour, first_behavioural_divergence, ConfigSpec};
+    type Side = (&'static str, (f64, f64), Option<&'static str>);
+    // (preset, fields, base: (kind, time range in ms, task picked), patch: the same)
+    let claims: [(&str, &[&str], Side, Side); 10] = [
+        // "They part at the 1 ms tick: on the right the tick ends sleeper.1's
+        // request and CPU 1 switches to a hog; on the left nothing changes then."
+        ("eevdf-vs-cfs", &["kind"], ("placement", (1.001, 2.0), None), ("pick", (1.0, 1.0), Some("hog.1"))),
+        // "at 41 ms: on the left w.0's wakeup preempts b.0 on CPU 0, on the
+        // right b.0 runs on until its request ends at the next tick" (HZ 250: 44 ms).
+        ("reweight-fix", &["kind"], ("preemption", (41.0, 42.0), None), ("pick", (44.0, 44.0), Some("w.0"))),
+        // "the pick after a.0 first sleeps (0.654 ms): a walk on the left takes
+        // a.4, the O(1) fast path on the right takes a.1"
+        ("deadline-tree-fastpath", &["task"], ("pick", (0.6535, 0.6545), Some("a.4")), ("pick", (0.6535, 0.6545), Some("a.1"))),
+        // "the pick after a.1 first sleeps (0.285 ms): the left takes b.2 ...
+        // the right a.2 through [a]"
+        ("next-buddy-hint", &["task"], ("pick", (0.2845, 0.2855), Some("b.2")), ("pick", (0.2845, 0.2855), Some("a.2"))),
+        // "The first behavioural difference, at 20 ms, is a waker blocking a
+        // few µs apart" (the pick that follows: its CPU goes idle).
+        ("sis-filter", &["time"], ("pick", (20.0, 21.0), None), ("pick", (20.0, 21.0), None)),
+        // "(1.6 ms) w.1's wakeup preempts the hog on the left; on the right w.1
+        // runs when the hog's request ends at the 2 ms tick"
+        ("no-same-prio-preempt", &["kind"], ("preemption", (1.55, 1.65), None), ("pick", (2.0, 2.0), Some("w.1"))),
+        // "(4.1 ms) w wakes while the plain hog runs: it preempts on the left
+        // and waits for the 5 ms tick on the right"
+        ("preempt-hint", &["kind"], ("preemption", (4.05, 4.15), None), ("pick", (5.0, 5.0), Some("w"))),
+        // "the sleeper wakes at 12 ms: on the right its wakeup preempts the hog
+        // at once; on the left it waits until ... the 16 ms tick"
+        ("place-bonus", &["kind"], ("pick", (16.0, 16.0), Some("half")), ("preemption", (12.0, 12.1), None)),
+        // "the first pick that takes the buddy (7.5 ms): the left takes the
+        // leftmost entity, w.1, the right the buddy, w.0"
+        ("eevdf-next-buddy", &["task"], ("pick", (7.45, 7.55), Some("w.1")), ("pick", (7.45, 7.55), Some("w.0"))),
+        // "(23.5 ms) w wakes: on the left it preempts hog.1, on the right
+        // hog.1's shorter request ends right then and w is picked"
+        ("base-slice-0.70", &["kind"], ("preemption", (23.45, 23.55), None), ("pick", (23.45, 23.55), Some("w"))),
+    ];
+    for (id, fields, base, patch) in claims {
+        let p = presets::compare_by_id(id).unwrap_or_else(|| panic!("no comparison preset {id}"));
+        let st = schedlab_engine::lab::scenario::parse(p.text).unwrap().study.unwrap();
+        let sims: Vec<_> = [&st.base, &st.compare[0]]
+            .iter()
+            .map(|c| {
+                let (mut sim, _) = from_text(p.text, &ConfigSpec::parse(&c.name).unwrap().overrides(None), LogMode::Full).unwrap();
+                sim.run();
+                sim
+            })
+            .collect();
+        let d = first_behavioural_divergence(&sims[0], &sims[1]).unwrap_or_else(|| panic!("{id}: no behavioural difference"));
+        assert_eq!(d.fields, fields, "{id}: {d:?}");
+        for ((kind, (t0, t1), picked), (entry, sim)) in [base, patch].into_iter().zip([(&d.base, &sims[0]), (&d.patch, &sims[1])]) {
+            let e = entry.as_ref().unwrap_or_else(|| panic!("{id}: a log ended"));
+            let (k, _) = behaviour(&e.record).expect("a behavioural record");
+            let ms = e.time as f64 / 1e6;
+            assert!(k == kind && ms >= t0 && ms <= t1, "{id}: {k} at {ms} ms, the text says {kind} in [{t0}, {t1}] ms");
+            if let (Some(name), Record::Pick { task, .. }) = (picked, &e.record) {
+                assert_eq!(sim.info.task_names[*task as usize], name, "{id}: the task picked");
+            }
+        }
+    }
+}

@@ -1245,6 +1245,62 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
     assert!(ex["schedlab-study.txt"].as_str().unwrap_or("").starts_with("hackbench\n=========\n"), "{ex}");
     assert!(ex["schedlab-study-cdf.svg"].as_str().unwrap_or("").contains("<polyline"), "{ex}");
 
+    // 3b. The study charts (issue 13: drawn at 844 × 240, shown at
+    //     427 × 123, 5 px text; white in dark mode): at a device pixel
+    //     ratio of 2 each canvas's bitmap is its shown size × 2 and every
+    //     label is at least 12 CSS px (fillText's font size × the context's
+    //     scale × shown width / bitmap width, recorded by a wrapped fillText); in dark mode the charts are
+    //     dark with light text, and the exported SVG stays light.
+    let cdp = |cmd: &str, params: Value| session.cmd("POST", "/goog/cdp/execute", Some(json!({ "cmd": cmd, "params": params })));
+    cdp("Emulation.setDeviceMetricsOverride", json!({ "width": 1280, "height": 720, "deviceScaleFactor": 2, "mobile": false }));
+    js(r#"window.__schedlabText = [];
+          const orig = CanvasRenderingContext2D.prototype.fillText;
+          CanvasRenderingContext2D.prototype.fillText = function (t, x, y, ...rest) {
+            // The context's scale (of a rotated label too: |(a, b)|).
+            const c = this.canvas, m = this.getTransform();
+            if (c.classList.contains('plot')) window.__schedlabText.push({ id: c.dataset.testid, text: String(t), css_px: parseFloat(/([0-9.]+)px/.exec(this.font)[1]) * Math.hypot(m.a, m.b) * c.clientWidth / c.width });
+            return orig.call(this, t, x, y, ...rest);
+          };
+          window.dispatchEvent(new Event('resize')); return true;"#);
+    wait("the charts redrawn at ratio 2", "return devicePixelRatio === 2 && [...document.querySelectorAll('canvas.plot')].every(c => Math.abs(c.width - c.clientWidth * 2) <= 1) && window.__schedlabText.length > 20;", Duration::from_secs(10));
+    let sizes = js(r#"return { dpr: devicePixelRatio, canvases: [...document.querySelectorAll('canvas.plot')].map(c => ({ id: c.dataset.testid, w: c.width, h: c.height, cw: c.clientWidth, ch: c.clientHeight })),
+                              min_label: Math.min(...window.__schedlabText.map(t => t.css_px)), labels: window.__schedlabText.length,
+                              small: window.__schedlabText.filter(t => t.css_px < 12).slice(0, 5) };"#);
+    eprintln!("e2e: study charts at ratio 2: {sizes}");
+    for c in sizes["canvases"].as_array().cloned().unwrap_or_default() {
+        let f = |k: &str| c[k].as_f64().unwrap_or(0.0);
+        assert!(f("cw") >= 300.0 && f("ch") >= 200.0, "a chart shown too small: {c}");
+        assert!((f("w") - 2.0 * f("cw")).abs() <= 1.0 && (f("h") - 2.0 * f("ch")).abs() <= 1.0, "bitmap is not the shown size × 2: {c}");
+    }
+    assert!(sizes["min_label"].as_f64().unwrap_or(0.0) >= 11.99, "chart labels under 12 CSS px: {sizes}");
+    // Dark mode: the canvas's corner is the dark panel; its title is light.
+    let chart_colours = r#"return [...document.querySelectorAll('canvas.plot')].map(c => {
+          const g = c.getContext('2d'), k = c.width / c.clientWidth;
+          const luma = d => 0.299 * d[0] + 0.587 * d[1] + 0.114 * d[2];
+          const bg = luma(g.getImageData(2 * k, 2 * k, 1, 1).data);
+          const t = g.getImageData(8 * k, 4 * k, 200 * k, 14 * k).data; let light = 0, dark = 0;
+          for (let i = 0; i < t.length; i += 4) { const l = luma(t.slice(i, i + 3)); if (l > 150) light++; if (l < 100) dark++; }
+          return { id: c.dataset.testid, bg, light, dark };
+        });"#;
+    let light_mode = js(chart_colours);
+    cdp("Emulation.setEmulatedMedia", json!({ "features": [{ "name": "prefers-color-scheme", "value": "dark" }] }));
+    wait("the charts redrawn dark", "return [...document.querySelectorAll('canvas.plot')].every(c => { const d = c.getContext('2d').getImageData(4, 4, 1, 1).data; return d[0] < 60 && d[1] < 60 && d[2] < 60; });", Duration::from_secs(10));
+    let dark_mode = js(chart_colours);
+    eprintln!("e2e: study chart colours, light: {light_mode}; dark: {dark_mode}");
+    for (l, d) in light_mode.as_array().cloned().unwrap_or_default().iter().zip(dark_mode.as_array().cloned().unwrap_or_default()) {
+        assert!(l["bg"].as_f64().unwrap_or(0.0) > 240.0 && l["dark"].as_u64().unwrap_or(0) > 40, "light chart: {l}");
+        // Text at least 100 luma levels from the background, as much ink as in light mode.
+        assert!(d["bg"].as_f64().unwrap_or(255.0) < 60.0 && d["light"].as_u64().unwrap_or(0) > 40, "dark chart: {d}");
+    }
+    js("window.__schedlabExports = {}; document.querySelector('[data-testid=\"chart-svg\"][data-chart=\"cdf\"]').click(); return true;");
+    wait("the chart exported in dark mode", "return !!(window.__schedlabExports || {})['schedlab-study-cdf.svg'];", Duration::from_secs(5));
+    let svg = js("return window.__schedlabExports['schedlab-study-cdf.svg'];");
+    assert!(svg.as_str().unwrap_or("").contains(r##"opacity="1" fill="#FFFFFF" stroke="none"/>"##), "the exported chart is not light: {svg}");
+    session.screenshot(&out_dir.join("walk-study-dark.png"));
+    cdp("Emulation.setEmulatedMedia", json!({ "features": [] }));
+    cdp("Emulation.clearDeviceMetricsOverride", json!({}));
+    assert_no_console_errors(&session, "the study charts at ratio 2 and in dark mode");
+
     // 4. A comparison link with its CPU and seeds; its table exported.
     open("page=compare&cp=sis-filter&cpu=3&n=2");
     wait("the comparison on CPU 3 over 2 seeds", "const r = document.querySelector('[data-testid=\"runs\"]'); const h = document.querySelector('[data-testid=\"pane-base\"] [data-testid=\"tree-panel\"] h2'); return !!r && r.value === '2' && !!h && h.textContent.includes('CPU 3 (chosen)');", Duration::from_secs(30));
@@ -1264,6 +1320,43 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
     wait("the link keeps CPU and seeds", "return location.hash.includes('cpu=3') && location.hash.includes('n=2');", Duration::from_secs(5));
     assert_no_console_errors(&session, "the comparison link");
     session.screenshot(&out_dir.join("walk-compare.png"));
+
+    // 4b. Both panes choose their configuration with the same control (a
+    //     text box with the same suggestions); a CPU chosen on a lane of
+    //     the timeline (found by its hover text) is dropped for CPU 0 when
+    //     another comparison preset is chosen.
+    open("page=compare&cp=eevdf-vs-cfs");
+    wait("the comparison's panes", "return document.querySelectorAll('[data-testid=\"tree-panel\"] h2').length === 2 && !!document.querySelector('[data-testid=\"pane-base\"] [data-testid=\"timeline\"]');", Duration::from_secs(30));
+    let choosers = js(r#"return ['base', 'patch'].map(n => { const e = document.querySelector(`[data-testid="config-${n}"]`); const l = e.list;
+          return { tag: e.tagName, type: e.type, list: l ? l.tagName : null, options: l ? [...l.options].map(o => o.value).join(' ') : null }; });"#);
+    eprintln!("e2e: configuration choosers: {}", json!([&choosers[0]["tag"], &choosers[0]["type"], &choosers[0]["list"], &choosers[1]["tag"], &choosers[1]["type"], &choosers[1]["list"]]));
+    assert_eq!(choosers[0], choosers[1], "the two panes' choosers differ");
+    assert_eq!((choosers[0]["tag"].as_str(), choosers[0]["type"].as_str(), choosers[0]["list"].as_str()), (Some("INPUT"), Some("text"), Some("DATALIST")), "{choosers}");
+    let chosen = session.execute_async(
+        r#"const done = arguments[arguments.length - 1];
+        const c = document.querySelector('[data-testid="pane-base"] [data-testid="timeline"]'), b = c.getBoundingClientRect();
+        const raf = () => new Promise(r => requestAnimationFrame(() => r()));
+        (async () => {
+          for (let y = 1; y < b.height; y += 2) {
+            c.dispatchEvent(new MouseEvent('mousemove', { clientX: b.left + b.width / 2, clientY: b.top + y, bubbles: true }));
+            await raf();
+            const tip = c.parentElement.querySelector('.tl-tip');
+            if (tip && tip.textContent.startsWith('CPU 1 ')) {
+              for (const t of ['mousedown', 'mouseup']) c.dispatchEvent(new MouseEvent(t, { clientX: b.left + b.width / 2, clientY: b.top + y, bubbles: true, button: 0 }));
+              return done(y);
+            }
+          }
+          done(null);
+        })();"#,
+    );
+    assert!(chosen.is_number(), "no lane of CPU 1 on the timeline");
+    let trees = "return [...document.querySelectorAll('[data-testid=\"tree-panel\"] h2')].map(h => h.textContent);";
+    wait("CPU 1 chosen in both panes", "return [...document.querySelectorAll('[data-testid=\"tree-panel\"] h2')].every(h => h.textContent.includes('CPU 1 (chosen)'));", Duration::from_secs(10));
+    js(r#"const s = document.querySelector('[data-testid="compare-preset"]'); s.value = 'reweight-fix'; s.dispatchEvent(new Event('change', { bubbles: true })); return true;"#);
+    wait("another preset", "return location.hash.includes('cp=reweight-fix');", Duration::from_secs(30));
+    wait("CPU 0 again in both panes", "return [...document.querySelectorAll('[data-testid=\"tree-panel\"] h2')].every(h => h.textContent.includes('CPU 0 (chosen)')) && location.hash.includes('cpu=0');", Duration::from_secs(30));
+    eprintln!("e2e: after the preset change the trees show {}", js(trees));
+    assert_no_console_errors(&session, "choosing a CPU, then another comparison preset");
 
     // 5. Projector mode at 1280 × 720: headline, tree and the V line on
     //    the screen without scrolling, and every label at least 18 px.

@@ -423,8 +423,8 @@ impl StudyState {
                 }));
                 self.cancel_quietly();
             }
-            // The study page never asks for an import.
-            Ok(Reply::Imported { .. }) => self.error.set(Some("the worker answered an import nobody asked for".into())),
+            // The pool's workers are never asked for an import or a chart.
+            Ok(Reply::Imported { .. } | Reply::Svg { .. }) => self.error.set(Some("the worker answered a question nobody asked".into())),
             Err(e) => self.error.set(Some(e)),
         }
     }
@@ -743,21 +743,45 @@ fn charts(st: StudyState, t: &Table) -> Charts {
     }
 }
 
-/// Saves one chart as SVG: `which` is "bars-N", "cdf" or "rates".
-fn save_chart(st: StudyState, which: &str) -> Result<(), String> {
+/// Saves one chart as SVG: `which` is "bars-N", "cdf" or "rates". The
+/// study worker draws it (plotters-svg is in its .wasm); errors, now or
+/// when the worker answers, go to `error`.
+fn save_chart(st: StudyState, which: &str, error: RwSignal<Option<String>>) -> Result<(), String> {
+    use plots::ChartSvg;
     let t = st.table.get_untracked().ok_or("run the study first")?;
     let c = charts(st, &t);
     let (w, h) = (900, 320);
-    let svg = match which {
-        "cdf" => plots::lines_svg(w, h, &c.cdf.0, "µs (log)", "fraction of wakeups", &c.cdf.1, None, true),
-        "rates" => plots::lines_svg(w, h, &c.rates.0, "load", "switches/s", &c.rates.1, Some(&c.rates.2), false),
+    // JSON has no NaN: drop what is not finite (the canvas skips it too).
+    let finite = |s: &[Series]| -> Vec<Series> {
+        s.iter().map(|s| Series { name: s.name.clone(), points: s.points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite()).collect() }).collect()
+    };
+    let chart = match which {
+        "cdf" => ChartSvg::Lines { w, h, title: c.cdf.0, x_label: "µs (log)".into(), y_label: "fraction of wakeups".into(), series: finite(&c.cdf.1), x_labels: None, log_x: true },
+        "rates" => ChartSvg::Lines { w, h, title: c.rates.0, x_label: "load".into(), y_label: "switches/s".into(), series: finite(&c.rates.1), x_labels: Some(c.rates.2), log_x: false },
         b => {
             let i: usize = b.trim_start_matches("bars-").parse().map_err(|_| "no such chart")?;
             let (_, title, groups) = c.bars.get(i).ok_or("no such chart")?;
-            plots::bars_svg(w, h, title, c.unit, &c.configs, groups)
+            let groups = groups
+                .iter()
+                .map(|g| BarGroup { label: g.label.clone(), bars: g.bars.iter().map(|b| b.filter(|(m, s)| m.is_finite() && s.is_finite())).collect() })
+                .collect();
+            ChartSvg::Bars { w, h, title: title.clone(), y_label: c.unit.into(), configs: c.configs, groups }
         }
     };
-    crate::export::download_text(&format!("schedlab-study-{which}.svg"), "image/svg+xml", &svg)
+    let name = format!("schedlab-study-{which}.svg");
+    worker::ask(
+        &Request::ChartSvg { chart },
+        Box::new(move |reply| {
+            let r = match reply {
+                Ok(Reply::Svg { svg }) => crate::export::download_text(&name, "image/svg+xml", &svg),
+                Ok(Reply::Failed { message, .. }) => Err(message),
+                Ok(_) => Err("unexpected answer from the worker".into()),
+                Err(e) => Err(e),
+            };
+            let _ = error.try_set(r.err());
+        }),
+    );
+    Ok(())
 }
 
 #[component]
@@ -768,10 +792,24 @@ fn Plots() -> impl IntoView {
     let bars_box = NodeRef::<leptos::html::Div>::new();
     let drawn = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
+    // Redraw when the window's size or zoom (the device pixel ratio) or
+    // the colour scheme changes: charts are drawn at their shown size, in
+    // the page's theme.
+    let resized = RwSignal::new(0u32);
+    if let Some(w) = web_sys::window() {
+        let bump = move |_: &web_sys::Event| resized.update(|n| *n += 1);
+        let mut on = vec![gloo::events::EventListener::new(&w, "resize", bump)];
+        if let Ok(Some(mql)) = w.match_media("(prefers-color-scheme: dark)") {
+            on.push(gloo::events::EventListener::new(&mql, "change", bump));
+        }
+        // Removed when the page is left (the stored value is dropped).
+        StoredValue::new_local(on);
+    }
     // Redraw (in an animation frame) when the table changes.
     Effect::new(move |_| {
         st.table.track();
         st.cdf_row.track();
+        resized.track();
         request_animation_frame(move || {
             let Some(t) = st.table.try_get_untracked().flatten() else { return };
             let c = charts(st, &t);
@@ -807,7 +845,7 @@ fn Plots() -> impl IntoView {
         })
     };
     let svg_button = move |which: String| {
-        view! { <button class="small" data-testid="chart-svg" data-chart=which.clone() title="save this chart as SVG" on:click=move |_| error.set(save_chart(st, &which).err())>"SVG"</button> }
+        view! { <button class="small" data-testid="chart-svg" data-chart=which.clone() title="save this chart as SVG" on:click=move |_| error.set(save_chart(st, &which, error).err())>"SVG"</button> }
     };
     view! {
         <section class="panel plots" data-testid="study-plots" data-drawn=move || drawn.get()>

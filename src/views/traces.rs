@@ -98,25 +98,14 @@ pub fn TraceButtons(ctx: Ctx, #[prop(into)] label: String) -> impl IntoView {
 /// importer lives in the worker's .wasm, and a large trace does not block
 /// the page), then the scenario goes into the editor and runs.
 fn replay(ctx: Ctx, name: &str, text: String) {
-    use crate::worker::{decode_reply, encode, Reply, Request};
-    use wasm_bindgen::closure::Closure;
+    use crate::worker::{ask, Reply, Request};
     let say = move |m: String| ctx.ui.notice.update(|n| n.push(m));
-    let Ok(w) = web_sys::Worker::new(crate::pages::study::WORKER_URL) else {
-        return say(format!("{name}: the page could not start a worker to import it"));
-    };
-    ctx.ui.notice.update(|n| n.push(format!("importing {name}…")));
-    let request = Some(encode(&Request::Import { name: name.to_string(), text }));
-    let state = std::rc::Rc::new(std::cell::RefCell::new((request, None::<Closure<dyn FnMut(web_sys::MessageEvent)>>)));
-    let (st, worker, name) = (state.clone(), w.clone(), name.to_string());
-    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
-        match decode_reply(&ev.data().as_string().unwrap_or_default()) {
-            // The worker is listening: hand it the trace, once.
-            Ok(Reply::Ready) => {
-                if let Some(req) = st.borrow_mut().0.take() {
-                    let _ = worker.post_message(&JsValue::from_str(&req));
-                }
-                return;
-            }
+    say(format!("importing {name}…"));
+    let req = Request::Import { name: name.to_string(), text };
+    let name = name.to_string();
+    ask(
+        &req,
+        Box::new(move |reply| match reply {
             Ok(Reply::Imported { scenario }) => {
                 ctx.ui.editor.set(scenario.clone());
                 if ctx.load(&scenario, Default::default(), Keep::Start).is_ok() {
@@ -126,14 +115,8 @@ fn replay(ctx: Ctx, name: &str, text: String) {
             Ok(Reply::Failed { message, .. }) => say(message),
             Ok(other) => say(format!("{name}: unexpected answer from the worker: {other:?}")),
             Err(e) => say(format!("{name}: {e}")),
-        }
-        worker.terminate();
-        // Drop the handler after this call returns.
-        let done = st.borrow_mut().1.take();
-        gloo::timers::callback::Timeout::new(0, move || drop(done)).forget();
-    });
-    w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    state.borrow_mut().1 = Some(on_message);
+        }),
+    );
 }
 
 fn read_file(ctx: Ctx, f: web_sys::File) {
