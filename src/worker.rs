@@ -39,6 +39,17 @@ pub enum Request {
     /// A study chart to draw as an SVG file (plotters-svg lives in the
     /// worker's .wasm, not the page's).
     ChartSvg { chart: crate::views::plots::ChartSvg },
+    /// A run's whole trace as ftrace text (`lab::perfetto`): the writer
+    /// lives in the worker's .wasm, not the page's. The run is the
+    /// scenario under these overrides (`Overrides`, field by field).
+    Export {
+        text: String,
+        kernel: Option<String>,
+        patches: Option<Vec<String>>,
+        features: Vec<(String, bool)>,
+        seed: Option<u64>,
+        duration: Option<u64>,
+    },
 }
 
 /// A message from the worker.
@@ -54,6 +65,8 @@ pub enum Reply {
     Imported { scenario: String },
     /// The chart's SVG document.
     Svg { svg: String },
+    /// The exported trace.
+    Trace { trace: String },
 }
 
 /// `RunValue` as it travels (the engine's type is only `Serialize`). JSON
@@ -121,6 +134,13 @@ pub fn handle(study: &mut Option<Study>, msg: &str) -> String {
     let reply = match req {
         Request::Import { name, text } => import_trace(&name, &text),
         Request::ChartSvg { chart } => Reply::Svg { svg: chart.render() },
+        Request::Export { text, kernel, patches, features, seed, duration } => {
+            let ov = schedlab_engine::Overrides { kernel, patches, features, seed, duration };
+            match schedlab_engine::lab::perfetto::export_scenario(&text, &ov) {
+                Ok(trace) => Reply::Trace { trace },
+                Err(message) => Reply::Failed { index: None, message },
+            }
+        }
         Request::Plan { text } => match Study::new(&text) {
             Ok(s) => {
                 let runs = s.runs.len();
@@ -275,6 +295,29 @@ loads = [1, 2]
                 assert_eq!(svg, want);
                 assert!(svg.starts_with("<svg") && svg.contains("\nhackbench: time\n"), "{svg}");
             }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The lecture's trace export runs in the worker: the reply is what
+    /// the engine's export writes for the scenario under the overrides sent
+    /// (kernel 5.15, seed 7: the header names both), and a scenario that
+    /// does not parse comes back as a failure.
+    #[test]
+    fn the_worker_exports_a_trace() {
+        let text = "[sim]\nduration = \"20ms\"\n[[task]]\nname = \"a\"\ncount = 2\nprogram = \"run\"\n";
+        let export = |text: &str| Request::Export { text: text.into(), kernel: Some("5.15".into()), patches: None, features: vec![], seed: Some(7), duration: None };
+        let ov = schedlab_engine::Overrides { kernel: Some("5.15".into()), seed: Some(7), ..Default::default() };
+        let want = schedlab_engine::lab::perfetto::export_scenario(text, &ov).unwrap();
+        match decode_reply(&handle(&mut None, &encode(&export(text)))).unwrap() {
+            Reply::Trace { trace } => {
+                assert_eq!(trace, want);
+                assert!(trace.starts_with("# tracer: nop") && trace.contains("kernel 5.15 seed 7") && trace.contains("sched_switch"), "{}", &trace[..300]);
+            }
+            other => panic!("{other:?}"),
+        }
+        match decode_reply(&handle(&mut None, &encode(&export("[sim]\nduration = 3\n")))).unwrap() {
+            Reply::Failed { index: None, message } => assert!(message.contains("duration"), "{message}"),
             other => panic!("{other:?}"),
         }
     }

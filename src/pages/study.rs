@@ -423,8 +423,8 @@ impl StudyState {
                 }));
                 self.cancel_quietly();
             }
-            // The pool's workers are never asked for an import or a chart.
-            Ok(Reply::Imported { .. } | Reply::Svg { .. }) => self.error.set(Some("the worker answered a question nobody asked".into())),
+            // The pool's workers are never asked for an import, a chart or a trace.
+            Ok(Reply::Imported { .. } | Reply::Svg { .. } | Reply::Trace { .. }) => self.error.set(Some("the worker answered a question nobody asked".into())),
             Err(e) => self.error.set(Some(e)),
         }
     }

@@ -9,43 +9,59 @@
 use gloo::events::EventListener;
 use gloo::timers::callback::Interval;
 use leptos::prelude::*;
-use schedlab_engine::lab::perfetto;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::state::{use_ctx, Ctx, Keep};
 
 const PERFETTO: &str = "https://ui.perfetto.dev";
 
-/// The trace of `ctx`'s whole run and a file name for it.
-fn trace_of(ctx: Ctx, label: &str) -> Result<(String, String), String> {
-    let (text, ov) = ctx.with_lab(|l| (l.text.clone(), l.overrides.clone())).ok_or("no run")?;
+/// Asks a worker for the trace of `ctx`'s whole run (the writer is not in
+/// the page's .wasm); `done` gets it and a file name. Problems go to the
+/// notices.
+fn trace_of(ctx: Ctx, label: &str, done: impl FnOnce(String, String) + 'static) {
+    use crate::worker::{ask, Reply, Request};
+    let say = move |m: String| ctx.ui.notice.update(|n| n.push(m));
+    let Some((text, ov)) = ctx.with_lab(|l| (l.text.clone(), l.overrides.clone())) else {
+        return say("no run".into());
+    };
+    let req = Request::Export { text, kernel: ov.kernel, patches: ov.patches, features: ov.features, seed: ov.seed, duration: ov.duration };
     let t0 = crate::perf::now();
-    let trace = perfetto::export_scenario(&text, &ov)?;
-    let ms = crate::perf::now() - t0;
-    let name = format!("schedlab-{label}.trace.txt");
-    ctx.ui.notice.update(|n| n.push(format!("Trace of the {label} run: {} lines, {:.0} ms.", trace.lines().count(), ms)));
-    Ok((trace, name))
+    let label = label.to_string();
+    ask(
+        &req,
+        Box::new(move |reply| match reply {
+            Ok(Reply::Trace { trace }) => {
+                let ms = crate::perf::now() - t0;
+                say(format!("Trace of the {label} run: {} lines, {:.0} ms.", trace.lines().count(), ms));
+                done(trace, format!("schedlab-{label}.trace.txt"));
+            }
+            Ok(Reply::Failed { message, .. }) => say(message),
+            Ok(other) => say(format!("trace: unexpected answer from the worker: {other:?}")),
+            Err(e) => say(format!("trace: {e}")),
+        }),
+    );
 }
 
-/// Opens Perfetto UI and hands it `trace`.
-fn open_in_perfetto(trace: String, name: String) -> Result<(), String> {
-    let w = web_sys::window().ok_or("no window")?;
-    let ui = w.open_with_url_and_target(PERFETTO, "_blank").ok().flatten().ok_or("the browser blocked the Perfetto window (allow pop-ups, or use the download)")?;
-    let ping = {
-        let ui = ui.clone();
-        Interval::new(50, move || {
-            let _ = ui.post_message(&JsValue::from_str("PING"), PERFETTO);
-        })
-    };
-    let pending: std::rc::Rc<std::cell::RefCell<Option<(Interval, EventListener)>>> = Default::default();
-    let slot = pending.clone();
-    let listener = EventListener::new(&w, "message", move |ev| {
-        let Some(ev) = ev.dyn_ref::<web_sys::MessageEvent>() else { return };
-        if ev.data().as_string().as_deref() != Some("PONG") {
+/// What an "open in Perfetto" waits for: the UI's PONG and the trace,
+/// which come in either order.
+#[derive(Default)]
+struct Handoff {
+    ui: Option<web_sys::Window>,
+    pong: bool,
+    trace: Option<(String, String)>,
+    ping: Option<Interval>,
+    listener: Option<EventListener>,
+}
+
+impl Handoff {
+    /// Posts the trace once both are there, and stops pinging and listening.
+    fn post_if_ready(&mut self) {
+        if !self.pong {
             return;
         }
-        // Stop pinging, stop listening, post the trace once.
-        let Some(_done) = slot.borrow_mut().take() else { return };
+        let (Some(ui), Some((trace, name))) = (self.ui.take(), self.trace.take()) else { return };
+        self.ping = None;
+        self.listener = None;
         let buf = js_sys::Uint8Array::from(trace.as_bytes()).buffer();
         let inner = js_sys::Object::new();
         let _ = js_sys::Reflect::set(&inner, &"buffer".into(), &buf);
@@ -54,11 +70,43 @@ fn open_in_perfetto(trace: String, name: String) -> Result<(), String> {
         let msg = js_sys::Object::new();
         let _ = js_sys::Reflect::set(&msg, &"perfetto".into(), &inner);
         let _ = ui.post_message(&msg, PERFETTO);
+    }
+}
+
+/// Opens Perfetto UI at once (a pop-up must open within the click) and
+/// hands it `ctx`'s trace when both the UI and the trace are ready.
+fn open_in_perfetto(ctx: Ctx, label: &str) -> Result<(), String> {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let w = web_sys::window().ok_or("no window")?;
+    let ui = w.open_with_url_and_target(PERFETTO, "_blank").ok().flatten().ok_or("the browser blocked the Perfetto window (allow pop-ups, or use the download)")?;
+    let handoff: Rc<RefCell<Handoff>> = Rc::new(RefCell::new(Handoff { ui: Some(ui.clone()), ..Default::default() }));
+    let ping = Interval::new(50, move || {
+        let _ = ui.post_message(&JsValue::from_str("PING"), PERFETTO);
     });
-    *pending.borrow_mut() = Some((ping, listener));
-    // The closure holds the only other reference; keep the pair alive
-    // until PONG (a window closed before answering leaks one interval).
-    std::mem::forget(pending);
+    let h = handoff.clone();
+    let listener = EventListener::new(&w, "message", move |ev| {
+        let Some(ev) = ev.dyn_ref::<web_sys::MessageEvent>() else { return };
+        if ev.data().as_string().as_deref() == Some("PONG") {
+            let mut h = h.borrow_mut();
+            h.pong = true;
+            h.ping = None;
+            h.post_if_ready();
+        }
+    });
+    {
+        let mut h = handoff.borrow_mut();
+        h.ping = Some(ping);
+        h.listener = Some(listener);
+    }
+    // The listener's closure and the worker's reply hold the only other
+    // references; the cycle through the listener keeps the hand-off alive
+    // until it posts (a window closed before answering leaks one).
+    trace_of(ctx, label, move |trace, name| {
+        let mut h = handoff.borrow_mut();
+        h.trace = Some((trace, name));
+        h.post_if_ready();
+    });
     Ok(())
 }
 
@@ -87,9 +135,9 @@ pub fn TraceButtons(ctx: Ctx, #[prop(into)] label: String) -> impl IntoView {
     view! {
         <span class="trace-buttons">
             <button data-testid=format!("btn-perfetto-{label}") title="open this run in Perfetto UI (CPU tracks, wake-ups, V, lag, nr_running, util_avg)"
-                on:click=move |_| say(trace_of(ctx, &l1).and_then(|(t, n)| open_in_perfetto(t, n)))>"open in Perfetto"</button>
+                on:click=move |_| say(open_in_perfetto(ctx, &l1))>"open in Perfetto"</button>
             <button data-testid=format!("btn-trace-{label}") title="download this run as ftrace text (Perfetto, trace-cmd users, schedlab import)"
-                on:click=move |_| say(trace_of(ctx, &l2).and_then(|(t, n)| download(&t, &n)))>"download trace"</button>
+                on:click=move |_| trace_of(ctx, &l2, move |t, n| say(download(&t, &n)))>"download trace"</button>
         </span>
     }
 }
