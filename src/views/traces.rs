@@ -56,7 +56,7 @@ struct Handoff {
 impl Handoff {
     /// Posts the trace once both are there, and stops pinging and listening.
     fn post_if_ready(&mut self) {
-        if !self.pong {
+        if !self.pong || self.ui.is_none() || self.trace.is_none() {
             return;
         }
         let (Some(ui), Some((trace, name))) = (self.ui.take(), self.trace.take()) else { return };
