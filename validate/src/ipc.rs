@@ -15,6 +15,14 @@
 //! returns at once, else sets 2 and `FUTEX_WAIT`s — the model's semantics
 //! (engine/src/kernel/chan.rs): a wake to a task not waiting is remembered once.
 //!
+//! **Raw futexes.** `futex_wake T` / `futex_wait [D]` use a second word
+//! per task that is always 0: `FUTEX_WAIT` on it always blocks and a
+//! `FUTEX_WAKE` finding no waiter is lost, as in the model. The timeout is
+//! absolute at D plus the model's 50 µs timer slack (the workers run with
+//! a slack of 1 ns), so both expire at the same point. No wake-up latency
+//! is recorded for them: a waker calling futex_wake in a loop has no one
+//! "wake that woke it".
+//!
 //! **Wake-up latency** is measured in the threads. A sender reads
 //! CLOCK_MONOTONIC just before each `write()` and stores it in the channel
 //! unless a stamp is already there (so the stamp is the first send the
@@ -79,6 +87,8 @@ struct Chan {
 #[derive(Debug, Default)]
 struct WakeWord {
     word: AtomicU32,
+    /// The raw futex word: 0, or 1 once the run stopped.
+    futex: AtomicU32,
     /// CLOCK_MONOTONIC of the first wake not yet picked up; 0: none.
     woken_at: AtomicU64,
 }
@@ -152,6 +162,8 @@ impl Ipc {
         for w in &self.words {
             w.word.store(PENDING, Ordering::SeqCst);
             sys::futex_wake_all(&w.word);
+            w.futex.store(1, Ordering::SeqCst);
+            sys::futex_wake_all(&w.futex);
         }
     }
 
@@ -207,6 +219,18 @@ impl Ipc {
         if w.word.swap(PENDING, Ordering::SeqCst) == WAITING {
             sys::futex_wake(&w.word, 1);
         }
+    }
+
+    /// `futex_wake TASK`: FUTEX_WAKE of one waiter on its raw word.
+    pub fn futex_wake(&self, target: u32) {
+        sys::futex_wake(&self.words[target as usize].futex, 1);
+    }
+
+    /// `futex_wait [D]` by task `me`: FUTEX_WAIT on its raw word until a
+    /// wake or CLOCK_MONOTONIC `deadline`. Returns whether it timed out.
+    pub fn futex_wait(&self, me: usize, deadline: Option<u64>) -> (Io, bool) {
+        let timed_out = sys::futex_wait_until(&self.words[me].futex, 0, deadline) == sys::Wake::Deadline;
+        (if self.stopped() { Io::Stopped } else { Io::Done }, timed_out)
     }
 
     /// `wait` by task `me`: returns at once if a wake is pending (clearing

@@ -225,7 +225,7 @@ fn refuse_call_reply(sc: &Scenario, written: usize) -> Result<(), String> {
                 stmt.pos,
                 format!(
                     "call/reply cannot be validated yet{from}: the validator runs run/sleep/yield/nice/slice/exit, \
-                     send/recv (pipes) and wake/wait (futexes)"
+                     send/recv (pipes), wake/wait and futex_wake/futex_wait (futexes)"
                 ),
             ));
         }
@@ -255,7 +255,7 @@ fn compile(key: &str, stmts: &[Stmt], names: &mut Resolver) -> Result<Arc<Progra
 /// Tasks of different `process`es: the model charges `costs.context_switch`
 /// between them, while the real tasks are threads of one process.
 fn process_note(sc: &Scenario, channels: bool, notes: &mut Vec<String>) {
-    let talks = |k: &StmtKind| matches!(k, StmtKind::Wake(_) | StmtKind::Wait);
+    let talks = |k: &StmtKind| matches!(k, StmtKind::Wake(_) | StmtKind::Wait | StmtKind::FutexWake(_) | StmtKind::FutexWait(_));
     let interacts = channels || sc.tasks.iter().any(|t| any_stmt(&t.program.stmts, &talks));
     let first = sc.tasks.first().and_then(|t| t.process.clone());
     let one_process = first.is_some() && sc.tasks.iter().all(|t| t.process == first);

@@ -15,7 +15,7 @@ use schedlab_engine::lab::trace::hist::Hist;
 use schedlab_engine::lab::program::{Action, Cursor, Program};
 use schedlab_engine::lab::rng::Rng;
 use schedlab_engine::lab::scenario::Policy;
-use schedlab_engine::lab::sim::STATEMENT_BUDGET;
+use schedlab_engine::lab::sim::{STATEMENT_BUDGET, TIMER_SLACK_NS};
 
 use super::ipc::{Io, Ipc};
 use super::sys::{self, Wake};
@@ -264,7 +264,7 @@ impl<'a> Interp<'a> {
             if sys::monotonic_ns() < self.end {
                 self.report.ops = ops;
             }
-            if !self.step(action) {
+            if !self.step(action, &mut cursor) {
                 break;
             }
         }
@@ -272,7 +272,7 @@ impl<'a> Interp<'a> {
     }
 
     /// Carries out one action; false when the program is over.
-    fn step(&mut self, action: Option<Action>) -> bool {
+    fn step(&mut self, action: Option<Action>, cursor: &mut Cursor) -> bool {
         match action {
             None => {
                 self.report.livelock = true;
@@ -307,6 +307,16 @@ impl<'a> Interp<'a> {
             }
             Some(Action::Wait) => {
                 let r = self.shared.ipc.wait(self.spec.index, &mut self.report.latency, self.end);
+                self.io(Ok(r))
+            }
+            Some(Action::FutexWake { task }) => {
+                self.shared.ipc.futex_wake(task);
+                true
+            }
+            Some(Action::FutexWait(timeout)) => {
+                let deadline = timeout.map(|d| sys::monotonic_ns().saturating_add(d).saturating_add(TIMER_SLACK_NS));
+                let (r, timed_out) = self.shared.ipc.futex_wait(self.spec.index, deadline);
+                cursor.timed_out = timed_out;
                 self.io(Ok(r))
             }
             // plan.rs refuses call/reply.

@@ -15,6 +15,13 @@
 //! returns at once if the word is set (clearing it), else blocks. A wake
 //! to a task that is not waiting is remembered once, not counted.
 //!
+//! `futex_wake T` / `futex_wait [D]` are the raw syscalls (stress-ng's
+//! futex stressor): the word never changes, so FUTEX_WAIT always blocks,
+//! and a FUTEX_WAKE finding no waiter is lost. A wait with a timeout ends
+//! by whichever comes first, a wake or its hrtimer; the timer is armed with
+//! the task's timer slack, as futex_wait() → futex_setup_timer() does
+//! (kernel/futex/waitwake.c, v6.6), and the event loop fires it.
+//!
 //! `call T` puts the caller on T's request list, wakes T and waits;
 //! `reply` wakes every task on the list, in order (schbench's
 //! msg_and_wait() and xlist_wake_all()). These wakes carry no WF_SYNC.
@@ -145,11 +152,52 @@ impl Sched {
         let block = !t.wake_pending;
         if block {
             t.waiting = true;
+            // A futex_wait's timer still pending must not end this wait.
+            t.futex_seq = t.futex_seq.wrapping_add(1);
         } else {
             t.wake_pending = false;
         }
         self.trace(Record::Wait { task, blocked: block });
         block
+    }
+
+    /// `futex_wake`: FUTEX_WAKE of `target` with nr_wake 1: wakes it if it
+    /// is blocked in `futex_wait` (or `wait`), else does nothing.
+    pub fn futex_wake(&mut self, task: u32, target: u32) {
+        let cpu = self.tasks[task as usize].cpu;
+        let woke = self.tasks[target as usize].waiting;
+        self.trace(Record::Signal { task, target, woke });
+        if woke {
+            self.tasks[target as usize].waiting = false;
+            self.wake_waiter(target, cpu, 0);
+        }
+    }
+
+    /// `futex_wait`: blocks until a wake (a pending `wake` is not looked
+    /// at: the futex word has no memory). Returns the wait's number, for
+    /// its timeout.
+    pub fn futex_wait(&mut self, task: u32) -> u32 {
+        let t = &mut self.tasks[task as usize];
+        t.waiting = true;
+        t.futex_seq = t.futex_seq.wrapping_add(1);
+        let seq = t.futex_seq;
+        self.trace(Record::Wait { task, blocked: true });
+        seq
+    }
+
+    /// A `futex_wait`'s hrtimer fired (hrtimer_wakeup()): if wait `seq` is
+    /// still blocked, it ends with ETIMEDOUT and the task is woken from the
+    /// CPU it sleeps on. Returns whether it timed out.
+    pub fn futex_timeout(&mut self, task: u32, seq: u32) -> bool {
+        let t = &mut self.tasks[task as usize];
+        if !t.waiting || t.futex_seq != seq {
+            return false;
+        }
+        t.waiting = false;
+        t.stats.futex_timeouts += 1;
+        let cpu = t.cpu;
+        self.try_to_wake_up(task, 0, cpu);
+        true
     }
 
     /// `call`: joins `target`'s request list, wakes it, and waits for the

@@ -23,6 +23,8 @@ pub enum Instr {
     Recv { ch: u32, n: u32 },
     Wake { task: u32 },
     Wait,
+    FutexWake { task: u32 },
+    FutexWait(Option<Dur>),
     Call { task: u32 },
     Reply,
 }
@@ -92,6 +94,11 @@ impl Program {
                     None => return Err(Unresolved { what: format!("wake: no task named `{t}`"), pos: s.pos }),
                 },
                 StmtKind::Wait => Instr::Wait,
+                StmtKind::FutexWake(t) => match names.task(t) {
+                    Some(task) => Instr::FutexWake { task },
+                    None => return Err(Unresolved { what: format!("futex_wake: no task named `{t}`"), pos: s.pos }),
+                },
+                StmtKind::FutexWait(d) => Instr::FutexWait(*d),
                 StmtKind::Call(t) => match names.task(t) {
                     Some(task) => Instr::Call { task },
                     None => return Err(Unresolved { what: format!("call: no task named `{t}`"), pos: s.pos }),
@@ -120,6 +127,10 @@ pub struct Cursor {
     pub depth: u8,
     /// Blocked in a `call`, waiting for the reply.
     pub in_call: bool,
+    /// The last `futex_wait` ended by its timeout: the iteration of the
+    /// outermost loop it is in does not count as an operation (stress-ng's
+    /// futex stressor counts only the waits a wake ended).
+    pub timed_out: bool,
 }
 
 /// What a task does next, as far as the scheduler is concerned.
@@ -136,6 +147,10 @@ pub enum Action {
     Recv { ch: u32, n: u32 },
     Wake { task: u32 },
     Wait,
+    FutexWake { task: u32 },
+    /// Block until a `futex_wake`, or at most this long (relative, before
+    /// the timer slack).
+    FutexWait(Option<u64>),
     Call { task: u32 },
     Reply,
 }
@@ -184,6 +199,8 @@ impl Cursor {
                 Instr::Recv { ch, n } => return Some(Action::Recv { ch, n }),
                 Instr::Wake { task } => return Some(Action::Wake { task }),
                 Instr::Wait => return Some(Action::Wait),
+                Instr::FutexWake { task } => return Some(Action::FutexWake { task }),
+                Instr::FutexWait(d) => return Some(Action::FutexWait(d.map(|d| sample(d, rng)))),
                 Instr::Call { task } => return Some(Action::Call { task }),
                 Instr::Reply => return Some(Action::Reply),
                 Instr::Loop { count, end } => {
@@ -197,7 +214,7 @@ impl Cursor {
                 }
                 Instr::EndLoop { start } => {
                     let top = &mut left[self.depth as usize - 1];
-                    if self.depth == 1 {
+                    if self.depth == 1 && !std::mem::take(&mut self.timed_out) {
                         *ops += 1;
                     }
                     if *top != u64::MAX {

@@ -33,6 +33,8 @@ pub enum EvKind {
     Tick(u32),
     /// An idle CPU that was sent work has left its idle state.
     IdleExit(u32),
+    /// The hrtimer of a task's `futex_wait` number `seq` expires.
+    FutexTimeout { task: u32, seq: u32 },
 }
 
 /// When an event fires and its place among events of the same time.

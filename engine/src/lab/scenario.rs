@@ -448,6 +448,12 @@ pub enum StmtKind {
     /// A task name, "name" or "name.3" for one of a counted task's instances.
     Wake(String),
     Wait,
+    /// `futex_wake TASK`: FUTEX_WAKE of one waiter; lost when TASK is not
+    /// blocked in `futex_wait` (a futex word has no memory of wakes).
+    FutexWake(String),
+    /// `futex_wait [D]`: FUTEX_WAIT, optionally with a relative timeout D
+    /// (the timer slack is added as the kernel does).
+    FutexWait(Option<Dur>),
     /// `call TASK`: put yourself on TASK's request list, wake it and wait
     /// for the reply (schbench's msg_and_wait()).
     Call(String),
@@ -712,6 +718,9 @@ impl fmt::Display for Stmt {
             }
             StmtKind::Wake(t) => write!(f, "wake {t}"),
             StmtKind::Wait => f.write_str("wait"),
+            StmtKind::FutexWake(t) => write!(f, "futex_wake {t}"),
+            StmtKind::FutexWait(None) => f.write_str("futex_wait"),
+            StmtKind::FutexWait(Some(d)) => write!(f, "futex_wait {d}"),
             StmtKind::Call(t) => write!(f, "call {t}"),
             StmtKind::Reply => f.write_str("reply"),
         }

@@ -28,6 +28,11 @@ pub const STATEMENT_BUDGET: u32 = 100_000;
 /// reported in the run's warnings.
 pub const SPIN_LIMIT: u32 = 1_000;
 
+/// A task's `timer_slack_ns`: 50 µs for every normal task (init_task's
+/// value, inherited over fork; include/linux/init_task.h, v6.6), added to a
+/// `futex_wait` timeout by futex_setup_timer().
+pub const TIMER_SLACK_NS: u64 = 50_000;
+
 /// Per-CPU simulation bookkeeping (not scheduler state).
 #[derive(Clone, Copy, Debug, Default)]
 struct CpuSim {
@@ -432,6 +437,11 @@ impl Simulation {
                 let this_cpu = self.state.sched.tasks[t as usize].cpu;
                 self.state.sched.try_to_wake_up(t, 0, this_cpu);
             }
+            EvKind::FutexTimeout { task, seq } => {
+                if self.state.sched.futex_timeout(task, seq) {
+                    self.state.cursors[task as usize].timed_out = true;
+                }
+            }
             EvKind::BurstEnd(cpu) => self.run_cpu(cpu, true),
             EvKind::IdleExit(cpu) => {
                 self.state.cpus[cpu as usize].exiting = false;
@@ -713,6 +723,22 @@ impl Simulation {
                 } else {
                     Outcome::Again
                 }
+            }
+            Some(Action::FutexWake { task: target }) => {
+                st.sched.futex_wake(task, target);
+                Outcome::Again
+            }
+            Some(Action::FutexWait(timeout)) => {
+                let seq = st.sched.futex_wait(task);
+                if let Some(d) = timeout {
+                    // The hrtimer expires at the end of its slack range
+                    // (hrtimer_set_expires_range_ns(): the clock event is
+                    // programmed for the hard expiry; only an earlier
+                    // interrupt on that CPU would run it sooner).
+                    let at = st.sched.now.saturating_add(d).saturating_add(TIMER_SLACK_NS);
+                    st.push(at, EvKind::FutexTimeout { task, seq });
+                }
+                Outcome::Leave(PrevState::Blocking)
             }
             Some(Action::Call { task: target }) => {
                 let now = st.sched.now;

@@ -151,6 +151,49 @@ fn a_wake_before_the_wait_is_remembered_once() {
     assert_eq!(sim.now(), 6_000 * US);
 }
 
+/// The waits of `task` that woke up, with their times.
+fn wakeups_of(sim: &Simulation, task: u32) -> Vec<u64> {
+    records(sim).iter().filter_map(|&(t, r)| matches!(r, Record::Wakeup { task: w, .. } if w == task).then_some(t)).collect()
+}
+
+#[test]
+fn a_futex_wake_without_a_waiter_is_lost_and_the_wait_times_out_after_its_slack() {
+    // w futex_wakes s at 1 ms while s sleeps: lost (FUTEX_WAKE finds no
+    // waiter; the word has no memory). s's futex_wait at 3 ms then blocks
+    // until its hrtimer: 5 µs asked + 50 µs timer slack (futex_wait() →
+    // futex_setup_timer(..., current->timer_slack_ns), v6.6), i.e. at
+    // 3 ms + 55 µs, and s runs its 1 ms from there. A timed-out wait is
+    // not an operation: the loop's one iteration counts 0 ops.
+    let sim = run(&format!(
+        "{FREE}[[task]]\nname = \"s\"\nprogram = \"sleep 3ms; loop 1 {{ futex_wait 5us }}; run 1ms\"\n\
+         [[task]]\nname = \"w\"\nprogram = \"sleep 1ms; futex_wake s\"\n"
+    ));
+    let s = id(&sim, "s");
+    assert!(records(&sim).contains(&(1_000 * US, Record::Signal { task: id(&sim, "w"), target: s, woke: false })));
+    assert_eq!(wakeups_of(&sim, s), [3_000 * US, 3_055 * US]);
+    assert_eq!(sim.now(), 4_055 * US);
+    let st = &sim.sched().tasks[s as usize].stats;
+    assert_eq!((st.futex_timeouts, st.ops), (1, 0));
+}
+
+#[test]
+fn a_futex_wake_ends_the_wait_and_its_stale_timer_ends_nothing_later() {
+    // s futex_waits (1 ms timeout) at 0; w's futex_wake at 20 µs ends it:
+    // one op, no timeout. s then blocks in a plain `wait` that nobody
+    // wakes: the old hrtimer (due at 1.05 ms) belongs to the finished
+    // futex_wait and must not end it, so s is still asleep at the end.
+    let sim = run(&format!(
+        "{}[[task]]\nname = \"s\"\nprogram = \"loop 1 {{ futex_wait 1ms }}; wait\"\n\
+         [[task]]\nname = \"w\"\nprogram = \"sleep 20us; futex_wake s\"\n",
+        FREE.replacen("[sim]\n", "[sim]\nduration = \"5ms\"\n", 1)
+    ));
+    let s = id(&sim, "s");
+    assert_eq!(wakeups_of(&sim, s), [20 * US]);
+    let st = &sim.sched().tasks[s as usize].stats;
+    assert_eq!((st.futex_timeouts, st.ops), (0, 1));
+    assert_eq!(sim.task_state(s), crate::kernel::sched::core::TaskState::Sleeping);
+}
+
 #[test]
 fn reply_wakes_every_caller_in_order_and_request_latency_is_call_to_call() {
     // Two workers call m; m replies to both at once. Each worker's request

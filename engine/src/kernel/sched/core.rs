@@ -68,6 +68,8 @@ pub struct TaskStats {
     pub wakeup_latency: Hist,
     /// Loop iterations the program completed (workload "ops").
     pub ops: u64,
+    /// `futex_wait`s that ended by their timeout (ETIMEDOUT).
+    pub futex_timeouts: u64,
     /// Request latency: from a `call` returning to the next `call` (the
     /// work done per request, as schbench measures it).
     pub request_latency: Hist,
@@ -106,6 +108,9 @@ pub struct Task {
     /// blocks in `wait`, and the callers waiting for its `reply`.
     pub wake_pending: bool,
     pub waiting: bool,
+    /// Counts the task's `futex_wait`s, so that the timeout of one that a
+    /// wake already ended is told from the timeout of the current one.
+    pub futex_seq: u32,
     pub requests: Vec<u32>,
     /// The address space: switching between tasks of one process (threads)
     /// skips the mm switch and costs `cost_thread_switch`.
@@ -349,6 +354,7 @@ impl Sched {
             want_preempt: false,
             wake_pending: false,
             waiting: false,
+            futex_seq: 0,
             requests: Vec::new(),
             mm: id,
             lru_prev: NIL,

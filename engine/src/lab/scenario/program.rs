@@ -5,7 +5,7 @@
 //! stmt    := "run" [D] | "sleep" D | "loop" [N] "{" program "}" | "yield"
 //!          | "nice" N | "slice" (D | "default" | "0") | "exit"
 //!          | "send" CH [N] | "recv" CH [N] | "wake" TASK | "wait"
-//!          | "call" TASK | "reply"
+//!          | "futex_wake" TASK | "futex_wait" [D] | "call" TASK | "reply"
 //! D       := 4ms | 1.5ms | 750us | exp(D) | uniform(D, D)
 //! ```
 //!
@@ -18,9 +18,9 @@ use super::{suggest, Dur, Pos, Program, Stmt, StmtKind, SLICE_MAX_NS, SLICE_MIN_
 /// How deep `loop`s may nest.
 pub const MAX_LOOP_DEPTH: usize = 16;
 
-const KEYWORDS: [&str; 13] = [
+const KEYWORDS: [&str; 15] = [
     "run", "sleep", "loop", "yield", "nice", "slice", "exit", "send", "recv", "wake", "wait", "call",
-    "reply",
+    "reply", "futex_wake", "futex_wait",
 ];
 
 /// A parsed program and the `wake` targets it names (checked against the
@@ -271,6 +271,13 @@ impl<'a> Parser<'a, '_> {
             "yield" => StmtKind::Yield,
             "exit" => StmtKind::Exit,
             "wait" => StmtKind::Wait,
+            "futex_wait" => {
+                if self.peek().0.ends_stmt() {
+                    StmtKind::FutexWait(None)
+                } else {
+                    StmtKind::FutexWait(Some(self.dur("futex_wait")?))
+                }
+            }
             "reply" => StmtKind::Reply,
             "nice" => {
                 let (t, noff) = self.bump();
@@ -358,15 +365,16 @@ impl<'a> Parser<'a, '_> {
                     StmtKind::Recv { chan, n }
                 }
             }
-            "wake" | "call" => {
+            "wake" | "futex_wake" | "call" => {
                 let (t, toff) = self.bump();
                 match t {
                     Tok::Word(name) => {
                         self.wakes.push((name.to_string(), (self.pos)(toff)));
-                        if word == "wake" {
-                            StmtKind::Wake(name.to_string())
-                        } else {
-                            StmtKind::Call(name.to_string())
+                        let name = name.to_string();
+                        match word {
+                            "wake" => StmtKind::Wake(name),
+                            "futex_wake" => StmtKind::FutexWake(name),
+                            _ => StmtKind::Call(name),
                         }
                     }
                     other => {
@@ -477,6 +485,7 @@ fn advances_time(stmts: &[Stmt]) -> bool {
         | StmtKind::RunForever
         | StmtKind::Sleep(_)
         | StmtKind::Wait
+        | StmtKind::FutexWait(_)
         | StmtKind::Recv { .. }
         | StmtKind::Yield
         | StmtKind::Exit => true,

@@ -148,7 +148,10 @@ fn stress_ng_wake_patterns() {
     assert_eq!(e.measure.workers.len(), 8);
     let e = expand1("[[workload]]\nkind = \"stress-futex\"\ninstances = 3\n", 8);
     assert_eq!(e.tasks.len(), 6);
-    assert_eq!(prog(&e, "stress-futex-2"), "loop { run 400ns; wake stress-futex-2-w }");
+    assert_eq!(prog(&e, "stress-futex-2"), "loop { run 400ns; futex_wake stress-futex-2-w }");
+    assert_eq!(prog(&e, "stress-futex-2-w"), "loop { run 500ns; futex_wait 5us }");
+    // stress-ng's bogo ops are the waiter's.
+    assert_eq!(e.measure.workers, ["stress-futex-0-w", "stress-futex-1-w", "stress-futex-2-w"]);
 }
 
 #[test]

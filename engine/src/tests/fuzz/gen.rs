@@ -83,8 +83,13 @@ fn statement(r: &mut Rng, n: &Names, depth: u32) -> String {
                 format!("{verb} {ch}")
             }
         }
+        10 if chance(r, 3) => format!("futex_wake {}", pick(r, n.tasks)),
         10 => format!("wake {}", pick(r, n.tasks)),
-        11 => "wait".into(),
+        11 => match r.uniform(0, 3) {
+            0 => "futex_wait".into(),
+            1 => format!("futex_wait {}", dist(r, 1_000, 2_000_000)),
+            _ => "wait".into(),
+        },
         12 => format!("call {}", pick(r, n.tasks)),
         13 => "reply".into(),
         14 if chance(r, 8) => "run".into(),
@@ -174,6 +179,7 @@ fn param(r: &mut Rng, kind: &str, name: &str, cpus: u64) -> Option<Value> {
         "sleeptime" | "cputime" => json!(duration(r, 0, 2_000_000)),
         "client_work" | "server_work" => json!(dist(r, 1_000, 50_000)),
         "cpu" => json!(r.uniform(0, cpus) as i64 - 1),
+        "timeout" => json!(duration(r, 0, 200_000)),
         "cost" | "write_cost" | "read_cost" | "send_cost" | "recv_cost" | "wake_cost" | "wait_cost" | "kill_cost" | "handle_cost" => cost(r),
         _ => return None,
     })

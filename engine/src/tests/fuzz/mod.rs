@@ -216,10 +216,12 @@ fn fuzz_generated_and_mutated() {
         eprintln!("fuzz: slow case {i}: {:.2} s: {}", d.as_secs_f64(), t.replace('\n', " | "));
     }
     assert!(failures.is_empty(), "{} of {n} cases failed; first: {}", failures.len(), failures[0]);
-    // Each way a case can end was reached, or the checks never ran on it.
+    // Each way a case can end was reached, or the checks never ran on it:
+    // at least one case in 200 (the rarest, a mutated workload that
+    // parses but does not build, is 0.8–1 % of the fixed-seed run).
     if secs.is_none() && cases >= 500 {
         for o in [Outcome::Rejected, Outcome::Unbuildable, Outcome::Ran, Outcome::Cut] {
-            assert!(counts.get(&o).copied().unwrap_or(0) * 100 > n, "too few {o:?}: {counts:?}");
+            assert!(counts.get(&o).copied().unwrap_or(0) * 200 > n, "too few {o:?}: {counts:?}");
         }
     }
 }
