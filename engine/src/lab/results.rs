@@ -23,6 +23,8 @@ pub struct TaskResult {
     pub wakeup_latency_ns: Percentiles,
     /// Completed iterations of the program's outermost loops.
     pub ops: u64,
+    /// `futex_wait`s that ended by their timeout.
+    pub futex_timeouts: u64,
     /// How often its program ran `SPIN_LIMIT` statements at one instant
     /// without using time and spun until the next tick (see `sim::SPIN_LIMIT`).
     pub spins: u32,
@@ -126,6 +128,7 @@ impl Simulation {
                         run_delay_ns: t.stats.run_delay,
                         wakeup_latency_ns: s.wakeup_latency(i as u32).percentiles(),
                         ops: t.stats.ops,
+                        futex_timeouts: t.stats.futex_timeouts,
                         spins: self.state.spins[i],
                     }
                 })
