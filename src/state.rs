@@ -33,6 +33,10 @@ pub struct Lab {
     pub text: String,
     pub overrides: Overrides,
     pub player: Player,
+    /// The player keeps a window of the newest records (the lecture
+    /// view), or every record up to its event limit (a compare pane: the
+    /// first divergence needs both whole logs).
+    windowed: bool,
     /// Bumped at every rebuild.
     pub gen: u64,
     auto_cpu: u32,
@@ -93,6 +97,8 @@ pub struct Frame {
     pub computed_time: u64,
     pub finished: bool,
     pub truncated: bool,
+    /// The first event (and its time) whose records are still kept.
+    pub kept_from: (u64, u64),
     /// The CPU the tree, eligibility and lag views show.
     pub cpu: u32,
     pub pinned: bool,
@@ -258,19 +264,40 @@ pub struct Ctx {
 /// Events computed before the first frame is shown.
 const FIRST_CHUNK: u64 = 4096;
 
+/// A player with its first chunk computed.
+fn new_player(text: &str, ov: &Overrides, windowed: bool) -> Result<Player, ScenarioError> {
+    let mut player = Player::new(text, ov)?;
+    if windowed {
+        player.set_window(schedlab_engine::lab::player::DEFAULT_WINDOW);
+    }
+    player.compute(FIRST_CHUNK);
+    Ok(player)
+}
+
 fn now_ms() -> f64 {
     perf::now()
 }
 
 impl Ctx {
-    /// Builds the context for a scenario. Errors leave nothing built.
+    /// Builds the context for a scenario, keeping a window of the newest
+    /// records. Errors leave nothing built.
     pub fn new(text: &str, ov: Overrides) -> Result<Ctx, ScenarioError> {
-        let mut player = Player::new(text, &ov)?;
-        player.compute(FIRST_CHUNK);
+        Ctx::build(text, ov, true)
+    }
+
+    /// [`Ctx::new`] for one run of a comparison: every record is kept, up
+    /// to the player's event limit.
+    pub fn new_pane(text: &str, ov: Overrides) -> Result<Ctx, ScenarioError> {
+        Ctx::build(text, ov, false)
+    }
+
+    fn build(text: &str, ov: Overrides, windowed: bool) -> Result<Ctx, ScenarioError> {
+        let player = new_player(text, &ov, windowed)?;
         let lab = Lab {
             text: text.to_string(),
             overrides: ov,
             player,
+            windowed,
             gen: 1,
             auto_cpu: 0,
             loop_active: false,
@@ -424,7 +451,8 @@ impl Ctx {
     /// Builds a new run from `text` with overrides `ov`. On an error the
     /// old run keeps going and the error is shown.
     pub fn load(&self, text: &str, ov: Overrides, keep: Keep) -> Result<(), ScenarioError> {
-        let mut player = match Player::new(text, &ov) {
+        let windowed = self.with_lab(|l| l.windowed).unwrap_or(true);
+        let mut player = match new_player(text, &ov, windowed) {
             Ok(p) => p,
             Err(e) => {
                 self.ui.error.set(Some(ErrorInfo::from(&e)));
@@ -432,7 +460,6 @@ impl Ctx {
             }
         };
         self.ui.error.set(None);
-        player.compute(FIRST_CHUNK);
         match keep {
             Keep::Start => {}
             Keep::Event(k) => {
@@ -887,6 +914,7 @@ fn frame_of(lab: &mut Lab, pinned: Option<u32>, follow: bool, path: &[u32]) -> F
         computed_time: p.computed_time(),
         finished: p.finished(),
         truncated: p.truncated(),
+        kept_from: p.kept_from(),
         cpu,
         pinned: pinned.is_some_and(|c| c < nr),
         queue,

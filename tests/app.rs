@@ -442,6 +442,39 @@ async fn stepping_changes_the_current_event() {
     assert_eq!(ctx.ui.frame.with_untracked(|f| f.event), 1);
 }
 
+/// The lecture view keeps a window of the newest records: stepping back
+/// before it shows the exact state and says the explanation is gone; a
+/// compare pane keeps every record (its first divergence needs them).
+#[wasm_bindgen_test]
+async fn the_lecture_view_keeps_a_window_and_says_what_it_dropped() {
+    let root = fresh_root();
+    let _h = leptos::mount::mount_to(
+        root.clone(),
+        || view! { <LabProvider scenario=MANY><Grab /><Controls /></LabProvider> },
+    );
+    settle().await;
+    let ctx = grabbed();
+    ctx.try_with(|l| {
+        l.player.set_window(2000);
+        while l.player.compute(1 << 14) > 0 {}
+    });
+    let (k0, _) = ctx.with_lab(|l| l.player.kept_from()).unwrap();
+    assert!(k0 > 100, "the window dropped records: {k0}");
+    assert!(ctx.with_lab(|l| l.player.log().records.len()).unwrap() < 2200);
+    ctx.seek(5);
+    settle().await;
+    assert!(text(&by_testid(&root, "event-label").unwrap()).starts_with("event 5 /"));
+    let note = text(&by_testid(&root, "progress").unwrap());
+    assert!(note.contains(&format!("records before event {k0}")) && note.contains("exact"), "{note}");
+    ctx.seek(k0 + 1);
+    settle().await;
+    let note = text(&by_testid(&root, "progress").unwrap());
+    assert!(!note.contains("dropped"), "{note}");
+    let pane = Ctx::new_pane(MANY, Default::default()).unwrap();
+    pane.try_with(|l| while l.player.compute(1 << 14) > 0 {});
+    assert_eq!(pane.with_lab(|l| l.player.kept_from()), Some((0, 0)));
+}
+
 #[wasm_bindgen_test]
 async fn url_fragment_round_trips() {
     // What the page writes, it reads back.

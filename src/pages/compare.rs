@@ -160,15 +160,15 @@ impl Cmp {
         let sa = spec(base);
         let sb = spec(patch);
         let ov = |s: &Result<ConfigSpec, String>| s.as_ref().map(|s| s.overrides(None)).unwrap_or_default();
-        let a = Ctx::new(text, ov(&sa))
-            .or_else(|_| Ctx::new(text, Overrides::default()))
+        let a = Ctx::new_pane(text, ov(&sa))
+            .or_else(|_| Ctx::new_pane(text, Overrides::default()))
             .map_err(|e| e.to_string())?;
         let mut a = a;
         if let Some(big) = big {
             a.ui.big = big;
         }
-        let mut b = Ctx::new(text, ov(&sb))
-            .or_else(|_| Ctx::new(text, Overrides::default()))
+        let mut b = Ctx::new_pane(text, ov(&sb))
+            .or_else(|_| Ctx::new_pane(text, Overrides::default()))
             .map_err(|e| e.to_string())?;
         // One window, one selected CPU, one queue path, one font size.
         b.ui.window = a.ui.window;

@@ -33,6 +33,12 @@ pub fn Controls() -> impl IntoView {
                     f.computed,
                     fmt::ms(f.computed_time)
                 )
+            } else if f.kept_from.0 > 0 && f.event < f.kept_from.0 {
+                format!(
+                    "the records before event {} ({}) were dropped to bound memory: the state shown is exact, its explanation and timeline are gone",
+                    f.kept_from.0,
+                    fmt::ms(f.kept_from.1)
+                )
             } else if !f.finished {
                 let dur = ui.setup.with(|s| s.duration).max(1);
                 format!(

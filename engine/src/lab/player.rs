@@ -12,6 +12,15 @@
 //! Event numbers are `SimState::events`: event k is the k-th discrete event
 //! processed, and "at event k" means after it (event 0 is the start).
 //!
+//! The log it keeps is bounded. A viewer's player keeps a window of the
+//! newest records (`set_window`): when the log passes it, the oldest
+//! half of the records, their pick paths and scans, and the timeline
+//! before them are dropped. Seeking stays exact everywhere (the cursor
+//! replays from checkpoints, which hold whole states); only the records of
+//! events before [`Player::kept_from`] are gone. A player for comparing two
+//! runs keeps everything and stops computing at `set_limit` events instead,
+//! since the first divergence needs both whole logs.
+//!
 //! The player also keeps a short history of one CPU's per-task lag over the
 //! last few events (for the lag view's sparklines), sampled as the cursor
 //! moves, so it does not depend on how the user got to an instant.
@@ -32,6 +41,10 @@ use crate::{from_text, Config, Overrides};
 const MAX_CHECKPOINTS: usize = 256;
 /// Initial checkpoint interval, in events.
 const FIRST_EVERY: u64 = 1024;
+/// The viewer's default window, in records (about 40 bytes each: the log
+/// stays under ~160 MB and keeps at least the newest 2 M records, some
+/// 900 k events of a busy machine).
+pub const DEFAULT_WINDOW: usize = 4_000_000;
 /// Records scanned backwards at most when looking for the last pick or
 /// placement.
 const MAX_BACK_SCAN: usize = 2_000_000;
@@ -87,8 +100,12 @@ pub struct Player {
     checkpoints: Vec<Checkpoint>,
     every: u64,
     pub timeline: Timeline,
-    /// Computing stops at this many events (the viewer's memory bound).
+    /// Computing stops at this many events (without a window).
     limit: u64,
+    /// Most records kept (None: all, up to `limit` events).
+    window: Option<usize>,
+    /// The first event whose records are still kept, and its time.
+    kept_from: (u64, u64),
     tracked: Option<u32>,
     hist_len: usize,
     history: VecDeque<LagSample>,
@@ -114,6 +131,8 @@ impl Player {
             every: FIRST_EVERY,
             timeline: Timeline::new(cpus),
             limit: 4_000_000,
+            window: None,
+            kept_from: (0, 0),
             tracked: None,
             hist_len: 64,
             history: VecDeque::new(),
@@ -122,9 +141,23 @@ impl Player {
         })
     }
 
-    /// Caps the number of events computed (default 4 M).
+    /// Caps the number of events computed (default 4 M) when no window
+    /// is set.
     pub fn set_limit(&mut self, limit: u64) {
         self.limit = limit.max(1);
+    }
+
+    /// Keeps at most `records` records (at least 2: an event's own), the
+    /// newest, and computes the whole run instead of stopping at the limit.
+    pub fn set_window(&mut self, records: usize) {
+        self.window = Some(records.max(2));
+        self.trim();
+    }
+
+    /// The first event (and its time) whose records are kept: 0 until the
+    /// window dropped any.
+    pub fn kept_from(&self) -> (u64, u64) {
+        self.kept_from
     }
 
     /// How many recent events the lag history covers.
@@ -142,6 +175,13 @@ impl Player {
                 break;
             }
             done += 1;
+            if self.window.is_some_and(|w| self.ahead.log.records.len() > w) {
+                // The timeline and path index read the events before they
+                // go.
+                self.timeline.ingest(&self.ahead.log, self.ahead.now());
+                self.index_paths();
+                self.trim();
+            }
             if self.ahead.state.events.is_multiple_of(self.every) {
                 self.checkpoints.push(self.ahead.checkpoint());
                 if self.checkpoints.len() > MAX_CHECKPOINTS {
@@ -156,7 +196,44 @@ impl Player {
         }
         self.timeline.ingest(&self.ahead.log, self.ahead.now());
         self.index_paths();
+        self.trim();
         done
+    }
+
+    /// Drops the oldest half of the window once the log is past it: the
+    /// records of whole events, their side-buffer entries (every start
+    /// left is rebased), their `path_base` entries and the timeline before
+    /// them. Amortised O(1) per record.
+    fn trim(&mut self) {
+        let Some(window) = self.window else { return };
+        let log = &mut self.ahead.log;
+        if log.records.len() <= window || log.marks.len() < 2 {
+            return;
+        }
+        // The first event to keep: the one holding record len - window/2
+        // (never the whole log: the newest event stays).
+        let from = log.records.len() - window / 2;
+        let m = log.marks.partition_point(|mk| (mk.first as usize) <= from).saturating_sub(1).clamp(1, log.marks.len() - 1);
+        let (rec_cut, path_cut) = (log.marks[m].first, self.path_base[m]);
+        log.records.drain(..rec_cut as usize);
+        log.marks.drain(..m);
+        log.paths.drain(..path_cut as usize);
+        for mk in &mut log.marks {
+            mk.first -= rec_cut;
+        }
+        for r in &mut log.records {
+            match r {
+                Record::Pick { path_start: at, .. } | Record::Placement { scan_start: at, .. } => *at -= path_cut,
+                _ => {}
+            }
+        }
+        self.path_base.drain(..m);
+        for b in &mut self.path_base {
+            *b -= path_cut;
+        }
+        self.path_next -= path_cut;
+        self.kept_from = (log.marks[0].event, log.marks[0].time);
+        self.timeline.forget(m, self.kept_from.1);
     }
 
     /// Extends `path_base` over the marks the log gained. An event appends
@@ -203,14 +280,14 @@ impl Player {
         }
     }
 
-    /// The whole run (up to the limit) has been computed.
+    /// The whole run (up to the limit, without a window) has been computed.
     pub fn finished(&self) -> bool {
-        self.ahead.state.done || self.ahead.state.events >= self.limit
+        self.ahead.state.done || self.truncated()
     }
 
     /// The run was cut at the event limit before its end.
     pub fn truncated(&self) -> bool {
-        !self.ahead.state.done && self.ahead.state.events >= self.limit
+        self.window.is_none() && !self.ahead.state.done && self.ahead.state.events >= self.limit
     }
 
     /// Events computed so far.
@@ -355,7 +432,9 @@ impl Player {
         let marks = &self.ahead.log.marks;
         let i = marks.partition_point(|m| m.time <= t);
         if i == 0 {
-            0
+            // Before the kept records the events' times are gone: the
+            // earliest instant still placed in time.
+            self.kept_from.0
         } else if i == marks.len() && self.finished() && self.ahead.now() <= t {
             self.computed()
         } else {
@@ -703,6 +782,63 @@ program = "loop { run exp(200us); sleep exp(500us) }"
         assert!(picks > 100);
         let _ = scans;
         assert_eq!(p.path_next as usize, log.paths.len());
+    }
+
+    /// A window bounds the log; what it keeps equals the same events of a
+    /// player that keeps everything (records with their pick paths and
+    /// scans, and the timeline after the first kept event), and seeks
+    /// before it stay exact.
+    #[test]
+    fn a_window_keeps_the_newest_records_exactly() {
+        let text = SC.replace("2cpu-vm", "i7-4790");
+        let mut full = Player::new(&text, &Overrides::default()).unwrap();
+        while full.compute(10_000) > 0 {}
+        let most_per_event = (0..full.log().marks.len()).map(|i| full.mark_range(i).len()).max().unwrap();
+        let window = 3000;
+        let mut p = Player::new(&text, &Overrides::default()).unwrap();
+        p.set_window(window);
+        let mut most = 0;
+        while p.compute(100) > 0 {
+            most = most.max(p.log().records.len());
+        }
+        assert!(p.finished() && !p.truncated());
+        assert_eq!(p.computed(), full.computed());
+        assert!(full.log().records.len() > 4 * window, "scenario too small");
+        assert!(most <= window + most_per_event, "{most} records kept");
+        let (k0, t0) = p.kept_from();
+        assert!(k0 > 0 && p.log().records.len() >= window / 2);
+        assert!(p.entries(k0 - 1).is_empty());
+        let mut scans = 0;
+        for k in k0..=p.computed() {
+            let e = p.entries(k);
+            assert_eq!(e, full.entries(k), "event {k}");
+            for x in &e {
+                if let Record::Placement { scan_start, scan_len, .. } = x.record {
+                    let (a, b) = (scan_start as usize, scan_start as usize + scan_len as usize);
+                    assert_eq!(p.log().paths[a..b], full.log().paths[a + (full.log().paths.len() - p.log().paths.len())..][..b - a], "scan of {k}");
+                    scans += (scan_len > 0) as u32;
+                }
+            }
+        }
+        assert!(scans > 0);
+        let k = p.computed();
+        let (pick, path) = p.last_pick(1, k).unwrap();
+        assert_eq!(Some((pick, path)), full.last_pick(1, k));
+        // The timeline after t0 is the full one's.
+        for cpu in 0..8 {
+            for i in 0..200u64 {
+                let t = t0 + (p.computed_time() - t0) * i / 200;
+                assert_eq!(p.timeline.slice_at(cpu, t), full.timeline.slice_at(cpu, t), "cpu {cpu} at {t}");
+            }
+            assert!(p.timeline.lanes[cpu].end.partition_point(|&e| e <= t0) < 4096);
+        }
+        // Seeking before the window: the exact state.
+        for k in [1, k0 / 2, k0 - 1, k0, 3] {
+            p.seek(k);
+            full.seek(k);
+            assert_eq!(p.sim().snapshot(), full.sim().snapshot(), "seek {k}");
+        }
+        assert_eq!(p.event_at_time(0), k0.min(p.event_at_time(t0)));
     }
 
     #[test]

@@ -271,6 +271,33 @@ impl Timeline {
         self.end = self.end.max(now);
     }
 
+    /// Forgets what lies before `time` after the player dropped the log's
+    /// first `marks` marks: the lanes' closed slices in whole blocks of
+    /// 4096 (so the block maxima only shift), their markers and the arrows.
+    pub fn forget(&mut self, marks: usize, time: u64) {
+        self.next_mark -= marks;
+        for lane in &mut self.lanes {
+            let blocks = lane.end.partition_point(|&e| e <= time) / B2;
+            let cut = blocks * B2;
+            if cut > 0 {
+                lane.start.drain(..cut);
+                lane.end.drain(..cut);
+                lane.task.drain(..cut);
+                lane.b64.drain(..cut / B1);
+                lane.b4k.drain(..blocks);
+                for b in lane.b64.iter_mut().chain(lane.b4k.iter_mut()) {
+                    *b -= cut as u32;
+                }
+            }
+            let k = lane.mark_time.partition_point(|&t| t < time);
+            lane.mark_time.drain(..k);
+            lane.mark_kind.drain(..k);
+            lane.mark_task.drain(..k);
+        }
+        let k = self.arrows.partition_point(|a| a.time < time);
+        self.arrows.drain(..k);
+    }
+
     /// Number of log marks (events with records) read so far.
     pub fn marks_read(&self) -> usize {
         self.next_mark
