@@ -455,12 +455,13 @@ async fn the_lecture_view_keeps_a_window_and_says_what_it_dropped() {
     settle().await;
     let ctx = grabbed();
     ctx.try_with(|l| {
-        l.player.set_window(2000);
+        // MANY writes ~640 records in ~290 events: keep at most 200.
+        l.player.set_window(200);
         while l.player.compute(1 << 14) > 0 {}
     });
     let (k0, _) = ctx.with_lab(|l| l.player.kept_from()).unwrap();
-    assert!(k0 > 100, "the window dropped records: {k0}");
-    assert!(ctx.with_lab(|l| l.player.log().records.len()).unwrap() < 2200);
+    assert!(k0 > 50, "the window dropped records: {k0}");
+    assert!(ctx.with_lab(|l| l.player.log().records.len()).unwrap() <= 200);
     ctx.seek(5);
     settle().await;
     assert!(text(&by_testid(&root, "event-label").unwrap()).starts_with("event 5 /"));
