@@ -26,8 +26,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::lab::study::{Engagement, Study, Table};
 
-/// The transcribed tables.
-pub const TABLES: &str = include_str!("../../../assets/seeds/tables.toml");
+/// The transcribed tables, assets/seeds/tables.toml, deflated by build.rs.
+const TABLES_DEFLATED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/tables.toml.deflate"));
 
 macro_rules! shipped_studies {
     ($($name:literal),* $(,)?) => {
@@ -127,7 +127,8 @@ struct TablesFile {
 pub fn tables() -> Vec<MailTable> {
     // The file is part of the program; tests::tables_are_consistent keeps
     // it well-formed.
-    crate::lab::scenario::toml_to_json(TABLES)
+    let text = miniz_oxide::inflate::decompress_to_vec(TABLES_DEFLATED).map_err(|e| format!("{e:?}")).and_then(|b| String::from_utf8(b).map_err(|e| e.to_string()));
+    text.and_then(|t| crate::lab::scenario::toml_to_json(&t))
         .and_then(|v| serde_json::from_value::<TablesFile>(v).map_err(|e| e.to_string()))
         .map(|f| f.table)
         .unwrap_or_else(|e| panic!("assets/seeds/tables.toml: {e}"))
@@ -500,6 +501,14 @@ pub fn summary_line(name: &str, s: Summary) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What build.rs deflated inflates to the file, byte for byte.
+    #[test]
+    fn the_deflated_tables_are_the_file() {
+        let text = miniz_oxide::inflate::decompress_to_vec(TABLES_DEFLATED).unwrap();
+        assert_eq!(text, include_bytes!("../../../assets/seeds/tables.toml"));
+        assert!(TABLES_DEFLATED.len() * 3 < text.len(), "{} of {} bytes", TABLES_DEFLATED.len(), text.len());
+    }
 
     /// Every table parses, names a shipped study (or says why not), has one
     /// [change, std] per compare column, and every row it names exists in
