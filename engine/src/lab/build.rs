@@ -49,8 +49,12 @@ fn unknown(what: &str, name: &str, known: &[&str]) -> String {
 
 fn feature(named: &Named) -> Result<Feature, ScenarioError> {
     Feature::from_name(&named.name).ok_or_else(|| {
+        // Fifty-odd flags: a suggestion and where they are listed, rather
+        // than all of them in every message.
         let names: Vec<&str> = Feature::ALL.iter().map(|f| f.name()).collect();
-        ScenarioError::at(named, unknown("feature flag", &named.name, &names))
+        let hint = scenario::suggest(&named.name, &names).map(|s| format!("; did you mean `{s}`?")).unwrap_or_default();
+        let msg = format!("unknown feature flag `{}`{hint} (one of {}: `schedlab features` lists them, as the page's Kernel and features panel does)", named.name, names.len());
+        ScenarioError::at(named, msg)
     })
 }
 
@@ -239,8 +243,8 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
         });
         let tg = match &spec.group {
             None => crate::kernel::lib::rbtree::NIL,
-            Some(g) => match group_ids.iter().find(|(n, _)| *n == g.name) {
-                Some(&(_, id)) => id,
+            Some(g) => match group_ids.get(&g.name) {
+                Some(&id) => id,
                 None => return Err(ScenarioError::at(g, format!("no group named `{}`", g.name))),
             },
         };
@@ -274,19 +278,21 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
 }
 
 /// Creates the scenario's groups, parents first (the parser has checked
-/// that every parent exists and there is no cycle). Returns name → id.
-fn add_groups(sched: &mut Sched, groups: &[scenario::GroupSpec]) -> Vec<(String, u32)> {
-    let mut ids: Vec<(String, u32)> = Vec::new();
+/// that every parent exists and there is no cycle): in passes over the
+/// list, each creating, in file order, every group whose parent exists.
+/// Returns name → id.
+fn add_groups(sched: &mut Sched, groups: &[scenario::GroupSpec]) -> HashMap<String, u32> {
+    let mut ids: HashMap<String, u32> = HashMap::with_capacity(groups.len());
     while ids.len() < groups.len() {
         let before = ids.len();
         for g in groups {
-            if ids.iter().any(|(n, _)| *n == g.name) {
+            if ids.contains_key(&g.name) {
                 continue;
             }
             let parent = match &g.parent {
                 None => crate::kernel::lib::rbtree::NIL,
-                Some(p) => match ids.iter().find(|(n, _)| *n == p.name) {
-                    Some(&(_, id)) => id,
+                Some(p) => match ids.get(&p.name) {
+                    Some(&id) => id,
                     None => continue,
                 },
             };
@@ -295,7 +301,7 @@ fn add_groups(sched: &mut Sched, groups: &[scenario::GroupSpec]) -> Vec<(String,
                 None => crate::kernel::sched::group::shares_from_weight(g.weight),
             };
             let id = sched.add_group(&g.name, parent, shares, g.idle);
-            ids.push((g.name.clone(), id));
+            ids.insert(g.name.clone(), id);
         }
         if ids.len() == before {
             break;

@@ -206,6 +206,20 @@ fn base_slice_070() {
     assert_eq!(b.sched().tun.base_slice, 2_100_000);
 }
 
+/// An unknown feature flag is named with a suggestion and where the flags
+/// are listed, not all fifty-odd of them: with a 40 000-character name (a
+/// fuzz case) the message stays short.
+#[test]
+fn unknown_feature_flag_names_a_suggestion_not_every_flag() {
+    let e = from_text("[sim]\nfeatures = { RUN_TO_PARTY = false }\n", &Overrides::default(), LogMode::HashOnly).err().unwrap();
+    assert_eq!(e.key, "sim.features.RUN_TO_PARTY");
+    assert!(e.msg.contains("did you mean `RUN_TO_PARITY`") && e.msg.contains("`schedlab features` lists them"), "{}", e.msg);
+    assert!(!e.msg.contains("DELAY_DEQUEUE"), "{}", e.msg);
+    let long = format!("[sim]\nfeatures = {{ {} = false }}\n", "x".repeat(40_000));
+    let e = from_text(&long, &Overrides::default(), LogMode::HashOnly).err().unwrap();
+    assert!(e.to_string().len() < 600, "{} bytes: {e}", e.to_string().len());
+}
+
 /// Unknown patches are errors naming the patch, with a suggestion.
 #[test]
 fn unknown_patch_is_an_error() {

@@ -678,6 +678,10 @@ fn groups_parse_and_check_names() {
     assert_err(&e, "group[0].weight", p(4, 10), "has the weight of SCHED_IDLE");
     let e = err("[[group]]\nname = \"a\"\nshares = 512\nidle = true\n");
     assert_err(&e, "group[0].shares", p(3, 10), "the kernel refuses cpu.weight/cpu.shares");
+    // One knob per group (a fuzz case: the printer kept shares, the weight
+    // was lost on the way back).
+    let e = err("[[group]]\nname = \"a\"\nweight = 10000\nshares = 138691\n");
+    assert_err(&e, "group[0].shares", p(4, 10), "`weight` (cgroup v2 cpu.weight) or `shares` (v1 cpu.shares), not both");
     assert_eq!(sc.tasks[0].group.as_ref().map(|n| n.name.as_str()), Some("web"));
     assert!(sc.tasks[0].want_preempt);
 
@@ -685,6 +689,10 @@ fn groups_parse_and_check_names() {
     assert_err(&e, "group[0].parent", p(3, 10), "no group named `b`");
     let e = err("[[group]]\nname = \"a\"\nparent = \"b\"\n[[group]]\nname = \"b\"\nparent = \"a\"\n");
     assert_err(&e, "group[0].parent", p(3, 10), "group `a` would be its own ancestor");
+    // A group leading into a cycle is not on it: the cycle's first group in
+    // file order is named (here b, where the walk from a finds it).
+    let e = err("[[group]]\nname = \"a\"\nparent = \"b\"\n[[group]]\nname = \"b\"\nparent = \"c\"\n[[group]]\nname = \"c\"\nparent = \"b\"\n");
+    assert_err(&e, "group[1].parent", p(6, 10), "group `b` would be its own ancestor");
     let e = err("[[group]]\nname = \"web\"\n[[task]]\nname = \"t\"\ngroup = \"wbe\"\nprogram = \"run\"\n");
     assert_err(&e, "task[0].group", p(5, 9), "no group named `wbe`; did you mean `web`?");
     let e = err("[[group]]\nname = \"g\"\nweight = 0\n");
