@@ -165,3 +165,52 @@ fn cfs_speaks_cfs() {
     }
     assert!(picks > 10);
 }
+
+/// The key event of every lecture preset, headed by what the preset is
+/// there to show: for each preset, the events whose headline record (the
+/// rule's choice, `explain::headline_index`) is of the preset's kind must
+/// say so in the kernel's words, and the preset must have some in its
+/// first 1 500 events.
+#[test]
+fn every_preset_heads_its_key_event_with_the_kernel_mechanism() {
+    use schedlab_engine::kernel::sched::select::Placed;
+    use schedlab_engine::lab::explain::headline_index;
+    type Key = (&'static str, fn(&Record) -> bool, &'static [&'static str]);
+    let slice_end: fn(&Record) -> bool = |r| matches!(r, Record::Resched { cause: Cause::SliceExpired, .. });
+    let keys: [Key; 10] = [
+        // Equal tasks take turns: each turn ends when update_deadline()
+        // finds the request used up.
+        ("three-equal-tasks", slice_end, &["used up its request", "update_deadline()"]),
+        ("nice-weights", slice_end, &["used up its request", "update_deadline()"]),
+        // A short-slice wakee has the earlier deadline and preempts.
+        ("short-slice", |r| matches!(r, Record::WakeupCheck { verdict: Verdict::Preempt, .. }), &[" preempted ", "deadline", "eligible"]),
+        // A sleeper that kept its (negative) lag is requeued in place.
+        ("place-lag", |r| matches!(r, Record::Wakeup { delayed: true, .. }), &["while still queued as a delayed entity (DELAY_DEQUEUE)"]),
+        // A wakee that does not preempt a task still within its request.
+        ("run-to-parity", |r| matches!(r, Record::WakeupCheck { verdict: Verdict::NotPicked, .. }), &["does not preempt"]),
+        ("delay-dequeue", |r| matches!(r, Record::Block { delayed: true, .. }), &["went to sleep", "DELAY_DEQUEUE keeps it queued"]),
+        // SCHED_BATCH wakeups never preempt.
+        ("sched-batch", |r| matches!(r, Record::WakeupCheck { verdict: Verdict::WakeePolicy, .. }), &["SCHED_BATCH", "never preempt"]),
+        // Where a wakeup lands: select_idle_sibling()'s steps.
+        ("wakeup-placement", |r| matches!(r, Record::Placement { how, .. } if !matches!(how, Placed::Pinned | Placed::Idlest)), &["select_idle_sibling()"]),
+        // Forks spread over the machine by find_idlest_cpu().
+        ("xeon-96-busy", |r| matches!(r, Record::Placement { how: Placed::Idlest, .. }), &["find_idlest_cpu()"]),
+        // A group entity's weight follows its tasks while it is queued.
+        ("reweight-lag", |r| matches!(r, Record::Reweight { .. }), &["was reweighted from", "calc_group_shares()"]),
+    ];
+    assert_eq!(keys.len(), presets::PRESETS.len(), "a preset without a key event here");
+    for (id, is_key, words) in keys {
+        let mut seen = 0;
+        for (k, records, ex) in events(id, 1500, &Overrides::default()) {
+            let Some(i) = headline_index(&records) else { continue };
+            if !is_key(&records[i]) {
+                continue;
+            }
+            seen += 1;
+            for w in words {
+                assert!(ex.headline.contains(w), "{id} event {k}: headline lacks {w:?}: {}\n{records:?}", ex.headline);
+            }
+        }
+        assert!(seen > 0, "{id}: its key event never heads an event in 1 500 events");
+    }
+}
