@@ -69,9 +69,12 @@ fn sync_wakeup_counts_delayed_tasks_by_version() {
         let mut s = sched_on(kernel, "2cpu-vm", &[]);
         for cpu in 0..2 {
             s.rqs[cpu].curr = 0;
+            s.note_idle(cpu as u32);
             s.rqs[cpu].nr_running = 1;
+            s.note_idle(cpu as u32);
         }
         s.rqs[0].nr_running = 2;
+        s.note_idle(0);
         s.cfs_rqs[0].h_nr_queued = 2;
         s.cfs_rqs[0].h_nr_runnable = 1;
         assert_eq!(s.wake_affine_idle(0, 1, true), want, "{kernel}");
@@ -151,6 +154,7 @@ fn an_exiting_task_is_never_delayed() {
             let b = queue(&mut s, 1024, 4 * MS, 5 * MS);
             let tb = s.ents[b as usize].task;
             s.rqs[0].curr = tb;
+            s.note_idle(0);
             s.set_next_task_fair(tb);
             assert!(!s.entity_eligible(0, b));
             s.schedule(0, how);
@@ -230,7 +234,9 @@ fn sis_prop_out_of_budget_charges_nothing() {
     let t = s.add_task(std::rc::Rc::new(crate::kernel::lib::cpumask::CpuMask::full(8)), 0, Policy::Normal, None);
     for cpu in 0..8 {
         s.rqs[cpu].curr = t;
+        s.note_idle(cpu as u32);
         s.rqs[cpu].nr_running = 1;
+        s.note_idle(cpu as u32);
     }
     s.llc[0].has_idle_cores = false;
     s.llc[0].avg_scan_cost = 10_000_000;
@@ -362,6 +368,7 @@ fn repick_moves_to_cfs_tasks_head_until_6_12() {
         let (ta, tb) = (s.ents[a as usize].task, s.ents[a as usize].task + 1);
         assert_eq!(s.rqs[0].cfs_tasks_head, tb);
         s.rqs[0].curr = ta;
+        s.note_idle(0);
         s.set_next_task_fair(ta);
         assert_eq!(s.pick_next_task_fair(0, ta), ta, "{kernel}");
         let want = if head_is_a { ta } else { tb };
@@ -417,5 +424,70 @@ fn min_slice_after_rotation_by_flag() {
         }
         assert_eq!(s.cfs_rq_min_slice(0), want, "exact={exact}");
         assert!(s.cfs_rqs[0].tree.check(&s.nodes).is_ok());
+    }
+}
+
+/// select_idle_cpu()'s scan answered from the idle-CPU mask (an untraced
+/// run) must be the kernel's loop (a traced run, which visits every CPU):
+/// the same CPU, the same number of CPUs looked at (the waker's scan cost),
+/// the same way of ending, and under SIS_PROP the same accounting. Random
+/// states of the 112-CPU LLCs of spr-2s-224: each CPU idle with
+/// probability 1/16 … 1/2 or never, the wakee allowed on a random half or
+/// on all CPUs, SIS_UTIL budgets from 2 to past the LLC size, and SIS_PROP
+/// (5.15) with its own budget; a SIS_FILTER mask on some trials.
+#[test]
+fn the_mask_scan_is_the_loop() {
+    let mut rng = crate::lab::rng::Rng::new(11);
+    let mut ends = std::collections::HashSet::new();
+    for preset in ["6.18", "5.15", "6.5"] {
+        let filter = preset == "6.5";
+        let base = sched_on(preset, "spr-2s-224", &[(SIS_FILTER, filter)]);
+        let cpus = base.topo.nr_cpus();
+        for trial in 0..400 {
+            let mut s = base.clone();
+            let idle_one_in = [0, 2, 4, 16][trial % 4];
+            for cpu in 0..cpus {
+                s.rqs[cpu as usize].nr_running = (idle_one_in == 0 || rng.uniform(0, idle_one_in - 1) != 0) as u32;
+                s.note_idle(cpu);
+            }
+            let affinity = if trial % 3 == 0 {
+                crate::kernel::lib::cpumask::CpuMask::from_cpus(cpus, (0..cpus).filter(|_| rng.uniform(0, 1) == 0))
+            } else {
+                crate::kernel::lib::cpumask::CpuMask::full(cpus)
+            };
+            if affinity.is_empty() {
+                continue;
+            }
+            let p = s.add_task(std::rc::Rc::new(affinity), 0, Policy::Normal, None);
+            for l in s.llc.iter_mut() {
+                l.nr_idle_scan = rng.uniform(1, 130) as u32;
+                l.avg_scan_cost = rng.uniform(0, 3_000);
+                if filter {
+                    l.overloaded = crate::kernel::lib::cpumask::CpuMask::from_cpus(cpus, (0..cpus).filter(|_| rng.uniform(0, 3) == 0));
+                }
+            }
+            let target = rng.uniform(0, cpus as u64 - 1) as u32;
+            s.waking_cpu = rng.uniform(0, cpus as u64 - 1) as u32;
+            s.rqs[s.waking_cpu as usize].wake_avg_idle = rng.uniform(0, 20_000);
+            let level = s.topo.sd_llc[target as usize].unwrap() as usize;
+            let (mut looped, mut masked) = (s.clone(), s);
+            looped.tracing = true;
+            masked.tracing = false;
+            let a = looped.select_idle_cpu(p, level, false, target);
+            let b = masked.select_idle_cpu(p, level, false, target);
+            let what = format!("{preset} trial {trial} target {target}");
+            assert_eq!(a, b, "{what}");
+            assert_eq!(looped.scan.end, masked.scan.end, "{what}");
+            assert_eq!(looped.sis.cpus_scanned, masked.sis.cpus_scanned, "{what}");
+            assert_eq!(looped.scan_cost_pending, masked.scan_cost_pending, "{what}");
+            let w = looped.waking_cpu as usize;
+            assert_eq!(looped.rqs[w].wake_avg_idle, masked.rqs[w].wake_avg_idle, "{what}");
+            assert_eq!(looped.llc.iter().map(|l| l.avg_scan_cost).collect::<Vec<_>>(), masked.llc.iter().map(|l| l.avg_scan_cost).collect::<Vec<_>>(), "{what}");
+            ends.insert(format!("{preset} {:?}", looped.scan.end));
+        }
+    }
+    // Every way a scan ends was reached, under each budget rule.
+    for want in ["6.18 Some(Found)", "6.18 Some(Budget)", "6.18 Some(Exhausted)", "5.15 Some(Found)", "5.15 Some(Budget)", "6.5 Some(Found)"] {
+        assert!(ends.contains(want), "{want} not reached: {ends:?}");
     }
 }

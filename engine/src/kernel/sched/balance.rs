@@ -1083,6 +1083,7 @@ mod tests {
             s.tasks[t as usize].on_rq = true;
         }
         s.rqs[1].curr = r;
+        s.note_idle(1);
         s.set_next_task_fair(r);
         let pse = s.tasks[p as usize].se;
         assert!(!s.feat.has(Feature::EEVDF) || !s.entity_eligible(s.ents[pse as usize].cfs_rq, pse));
@@ -1151,6 +1152,7 @@ mod tests {
         for (last, want) in [(false, true), (true, false)] {
             let (mut s, p, mut env) = two_cpus("5.15", NIL, None);
             s.rqs[0].nr_running = 1;
+            s.note_idle(0);
             if last {
                 s.cfs_rqs[1].last = s.tasks[p as usize].se;
             }

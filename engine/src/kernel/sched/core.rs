@@ -228,6 +228,15 @@ pub struct Sched {
     /// CPUs with more than one task queued (`rd->overloaded` is
     /// `nr_overloaded > 0`).
     pub nr_overloaded: u32,
+    /// The CPUs available_idle_cpu() finds idle (nothing running, nothing
+    /// queued), kept beside `rq.curr` and `rq.nr_running` wherever they
+    /// change, so that a wakeup's scan of a large LLC tests one bit per
+    /// CPU instead of reading each CPU's run queue (half the cycles of a
+    /// 256-CPU run were those reads).
+    pub idle_mask: CpuMask,
+    /// SCHED_IDLE tasks and idle groups: while there is none, no CPU can
+    /// be sched_idle_cpu() and the scan need not look at its queue.
+    pub idle_entities: u32,
     /// Idle CPUs (tickless: `nohz.nr_cpus`).
     pub nr_idle_cpus: u32,
     /// `nohz.next_balance`: the earliest balance due among idle CPUs.
@@ -299,6 +308,8 @@ impl Sched {
             lat_pending: Vec::with_capacity(LAT_BATCH),
             select_mask: CpuMask::new(cpus),
             nr_overloaded: 0,
+            idle_mask: CpuMask::full(cpus),
+            idle_entities: 0,
             nr_idle_cpus: cpus,
             nohz_next_balance: 0,
             ents: Vec::new(),
@@ -331,6 +342,7 @@ impl Sched {
         let id = self.tasks.len() as u32;
         let se = self.ents.len() as u32;
         let idle = policy == Policy::Idle;
+        self.idle_entities += idle as u32;
         let (q, parent, depth) = self.group_queue(tg, cpu);
         let mut e = SchedEntity::new_task(id, LoadWeight::for_task(nice, idle), self.tun.base_slice, q, idle);
         e.parent = parent;
@@ -523,6 +535,7 @@ impl Sched {
         if before < 2 && rq.nr_running >= 2 {
             self.nr_overloaded += 1;
         }
+        self.note_idle(cpu);
     }
 
     /// `sub_nr_running()` (sched.h).
@@ -532,6 +545,17 @@ impl Sched {
         rq.nr_running -= n;
         if before >= 2 && rq.nr_running < 2 {
             self.nr_overloaded -= 1;
+        }
+        self.note_idle(cpu);
+    }
+
+    /// Brings `idle_mask` up to date with `cpu`'s run queue.
+    pub(crate) fn note_idle(&mut self, cpu: u32) {
+        let rq = &self.rqs[cpu as usize];
+        if rq.curr == NIL && rq.nr_running == 0 {
+            self.idle_mask.set(cpu);
+        } else {
+            self.idle_mask.clear(cpu);
         }
     }
 
@@ -682,6 +706,7 @@ impl Sched {
         }
         self.trace(Record::Switch { cpu, prev, next, voluntary: prev_state != PrevState::Running });
         self.rqs[cpu as usize].curr = next;
+        self.note_idle(cpu);
         if (prev == NIL) != (next == NIL) {
             self.idle_transition(cpu, next == NIL);
         }

@@ -49,6 +49,7 @@ impl Sched {
     /// on an idle group, as `sched_group_set_shares()` does (-EINVAL).
     pub fn add_group(&mut self, name: &str, parent: u32, shares: u64, idle: bool) -> u32 {
         let shares = if idle { scale_load(WEIGHT_IDLEPRIO) } else { shares };
+        self.idle_entities += idle as u32;
         let id = self.groups.len() as u32;
         let depth = if parent == NIL { 0 } else { self.groups[parent as usize].depth + 1 };
         let mut g = TaskGroup { name: name.to_string(), parent, shares, load_avg: 0, idle, depth, se: Vec::new(), cfs_rq: Vec::new() };

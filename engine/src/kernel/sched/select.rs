@@ -130,15 +130,16 @@ impl Sched {
     /// task runs and nothing is queued (no vCPU preemption modelled).
     #[inline]
     pub fn available_idle_cpu(&self, cpu: u32) -> bool {
-        let rq = &self.rqs[cpu as usize];
-        rq.curr == NIL && rq.nr_running == 0
+        let idle = self.idle_mask.test(cpu);
+        debug_assert_eq!(idle, self.rqs[cpu as usize].curr == NIL && self.rqs[cpu as usize].nr_running == 0, "idle_mask of cpu {cpu}");
+        idle
     }
 
     /// Mirrors `sched_idle_cpu()` (fair.c): only SCHED_IDLE tasks queued.
     #[inline]
     pub fn sched_idle_cpu(&self, cpu: u32) -> bool {
         let rq = &self.rqs[cpu as usize];
-        rq.nr_running > 0 && rq.nr_running == self.cfs_rqs[rq.cfs as usize].h_nr_idle
+        self.idle_entities > 0 && rq.nr_running > 0 && rq.nr_running == self.cfs_rqs[rq.cfs as usize].h_nr_idle
     }
 
     #[inline]
@@ -406,6 +407,16 @@ impl Sched {
         let mut scanned = 0u64;
         let mut end = ScanEnd::Exhausted;
         let start = if target + 1 >= topo.nr_cpus() { 0 } else { target + 1 };
+        if !has_idle_core && !self.tracing && self.idle_entities == 0 {
+            let (found, scanned, end) = self.scan_idle_mask(&cpus, start, nr);
+            // Out of budget, the loop returns before SIS_PROP's accounting.
+            if self.feat.has(SIS_PROP) && end != ScanEnd::Budget {
+                self.sis_prop_account(this_cpu, scanned);
+            }
+            self.finish_scan(scanned, end);
+            self.select_mask = cpus;
+            return found;
+        }
         let mut cursor = Wrap::new(start, topo.nr_cpus());
         while let Some(cpu) = cursor.next(&cpus) {
             if has_idle_core {
@@ -448,6 +459,32 @@ impl Sched {
         self.finish_scan(scanned, end);
         self.select_mask = cpus;
         idle_cpu
+    }
+
+    /// The loop below for an idle CPU, without visiting each CPU: where no
+    /// task or group is SCHED_IDLE, the CPU it stops at is the first of
+    /// `cpus` in wrap order from `start` that is in `idle_mask`, and the
+    /// CPUs it looked at are those up to it, or `nr − 1` of them when the
+    /// budget runs out first, or all of them. Same result, scan count and
+    /// end as the loop (`the_mask_scan_is_the_loop` checks it); only the
+    /// per-CPU trace of a traced run needs the loop.
+    fn scan_idle_mask(&self, cpus: &CpuMask, start: u32, nr: i64) -> (Option<u32>, u64, ScanEnd) {
+        let n = cpus.weight() as u64;
+        let before_start = cpus.count_below(start) as u64;
+        let first = cpus.next_common_from(&self.idle_mask, start).or_else(|| cpus.next_common_from(&self.idle_mask, 0).filter(|&c| c < start));
+        let budget = (nr - 1).max(0) as u64;
+        if let Some(cpu) = first {
+            let upto = cpus.count_below(cpu + 1) as u64;
+            let k = if cpu >= start { upto - before_start } else { n - before_start + upto };
+            if k <= budget {
+                return (Some(cpu), k, ScanEnd::Found);
+            }
+        }
+        if n > budget {
+            (None, budget, ScanEnd::Budget)
+        } else {
+            (None, n, ScanEnd::Exhausted)
+        }
     }
 
     fn note_seen(&mut self, cpu: u32, seen: Seen) {
