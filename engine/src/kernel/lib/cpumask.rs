@@ -68,35 +68,13 @@ impl CpuMask {
 
     /// The first set CPU ≥ `from`.
     pub fn next_from(&self, from: u32) -> Option<u32> {
-        let mut i = from as usize / 64;
-        if i >= self.words.len() {
-            return None;
-        }
-        let mut w = self.words[i] & (!0u64 << (from % 64));
-        loop {
-            if w != 0 {
-                return Some(i as u32 * 64 + w.trailing_zeros());
-            }
-            i += 1;
-            if i >= self.words.len() {
-                return None;
-            }
-            w = self.words[i];
-        }
+        self.first_where(from, |i| self.words[i])
     }
 
-    /// How many CPUs below `cpu` are set.
-    pub fn count_below(&self, cpu: u32) -> u32 {
-        let (full, rest) = (cpu as usize / 64, cpu % 64);
-        let whole: u32 = self.words.iter().take(full).map(|w| w.count_ones()).sum();
-        let part = self.words.get(full).map_or(0, |w| (w & ((1u64 << rest) - 1)).count_ones());
-        whole + part
-    }
-
-    /// The first CPU ≥ `from` set in both self and `other`.
-    pub fn next_common_from(&self, other: &CpuMask, from: u32) -> Option<u32> {
+    /// The first CPU ≥ `from` whose bit is set in `word(i)`, word i of a
+    /// mask as wide as self.
+    fn first_where(&self, from: u32, word: impl Fn(usize) -> u64) -> Option<u32> {
         let mut i = from as usize / 64;
-        let word = |i: usize| self.words[i] & other.words.get(i).copied().unwrap_or(0);
         if i >= self.words.len() {
             return None;
         }
@@ -111,6 +89,19 @@ impl CpuMask {
             }
             w = word(i);
         }
+    }
+
+    /// How many CPUs below `cpu` are set.
+    pub fn count_below(&self, cpu: u32) -> u32 {
+        let (full, rest) = (cpu as usize / 64, cpu % 64);
+        let whole: u32 = self.words.iter().take(full).map(|w| w.count_ones()).sum();
+        let part = self.words.get(full).map_or(0, |w| (w & ((1u64 << rest) - 1)).count_ones());
+        whole + part
+    }
+
+    /// The first CPU ≥ `from` set in both self and `other`.
+    pub fn next_common_from(&self, other: &CpuMask, from: u32) -> Option<u32> {
+        self.first_where(from, |i| self.words[i] & other.words.get(i).copied().unwrap_or(0))
     }
 
     /// `for_each_cpu()`: ascending order.
