@@ -403,13 +403,12 @@ impl Sched {
             self.sis.cpus_filtered += filtered as u64;
         }
         self.sis.scans += 1;
-        let mut idle_cpu: Option<u32> = None;
-        let mut scanned = 0u64;
-        let mut end = ScanEnd::Exhausted;
         let start = if target + 1 >= topo.nr_cpus() { 0 } else { target + 1 };
-        if !has_idle_core && !self.tracing && self.idle_entities == 0 {
-            let (found, scanned, end) = self.scan_idle_mask(&cpus, start, nr);
-            // Out of budget, the loop returns before SIS_PROP's accounting.
+        if !has_idle_core {
+            let (found, scanned, end) =
+                if self.idle_entities == 0 { self.scan_idle_mask(&cpus, start, nr) } else { self.scan_idle_loop(&cpus, start, nr) };
+            // Out of budget, the scan returns before SIS_PROP charges its
+            // time to wake_avg_idle and avg_scan_cost.
             if self.feat.has(SIS_PROP) && end != ScanEnd::Budget {
                 self.sis_prop_account(this_cpu, scanned);
             }
@@ -417,74 +416,82 @@ impl Sched {
             self.select_mask = cpus;
             return found;
         }
+        let mut idle_cpu: Option<u32> = None;
+        let mut scanned = 0u64;
         let mut cursor = Wrap::new(start, topo.nr_cpus());
         while let Some(cpu) = cursor.next(&cpus) {
-            if has_idle_core {
-                scanned += 1;
-                if let Some(core) = self.select_idle_core(cpu, &mut cpus, &mut idle_cpu) {
-                    self.finish_scan(scanned, ScanEnd::Found);
-                    self.select_mask = cpus;
-                    return Some(core);
-                }
-            } else {
-                nr -= 1;
-                if nr <= 0 {
-                    // `if (!--nr) return -1;` (v5.15–v6.6; `--nr <= 0` in
-                    // v6.12+): out of budget, the scan returns before
-                    // SIS_PROP charges its time to wake_avg_idle and
-                    // avg_scan_cost.
-                    self.finish_scan(scanned, ScanEnd::Budget);
-                    self.select_mask = cpus;
-                    return None;
-                }
-                scanned += 1;
-                let idle = self.available_idle_cpu(cpu);
-                let sched_idle = !idle && self.sched_idle_cpu(cpu);
-                self.note_seen(cpu, if idle { Seen::Idle } else if sched_idle { Seen::SchedIdle } else { Seen::Busy });
-                if idle || sched_idle {
-                    idle_cpu = Some(cpu);
-                    end = ScanEnd::Found;
-                    break;
-                }
+            scanned += 1;
+            if let Some(core) = self.select_idle_core(cpu, &mut cpus, &mut idle_cpu) {
+                self.finish_scan(scanned, ScanEnd::Found);
+                self.select_mask = cpus;
+                return Some(core);
             }
         }
-        if has_idle_core {
-            // set_idle_cores(target, false): the scan found no idle core.
-            self.llc[llc].has_idle_cores = false;
-            end = if idle_cpu.is_some() { ScanEnd::Found } else { ScanEnd::Exhausted };
-        }
-        if self.feat.has(SIS_PROP) && !has_idle_core {
-            self.sis_prop_account(this_cpu, scanned);
-        }
-        self.finish_scan(scanned, end);
+        // set_idle_cores(target, false): the scan found no idle core.
+        self.llc[llc].has_idle_cores = false;
+        self.finish_scan(scanned, if idle_cpu.is_some() { ScanEnd::Found } else { ScanEnd::Exhausted });
         self.select_mask = cpus;
         idle_cpu
     }
 
-    /// The loop below for an idle CPU, without visiting each CPU: where no
-    /// task or group is SCHED_IDLE, the CPU it stops at is the first of
-    /// `cpus` in wrap order from `start` that is in `idle_mask`, and the
-    /// CPUs it looked at are those up to it, or `nr − 1` of them when the
-    /// budget runs out first, or all of them. Same result, scan count and
-    /// end as the loop (`the_mask_scan_is_the_loop` checks it); only the
-    /// per-CPU trace of a traced run needs the loop.
-    fn scan_idle_mask(&self, cpus: &CpuMask, start: u32, nr: i64) -> (Option<u32>, u64, ScanEnd) {
+    /// select_idle_cpu()'s loop for an idle CPU (no idle core): visit
+    /// `cpus` in wrap order from `start`, at most `nr − 1` of them, and
+    /// stop at the first idle or SCHED_IDLE-only one. Returns the CPU, how
+    /// many were looked at and how the scan ended.
+    pub(crate) fn scan_idle_loop(&mut self, cpus: &CpuMask, start: u32, mut nr: i64) -> (Option<u32>, u64, ScanEnd) {
+        let mut scanned = 0u64;
+        let mut cursor = Wrap::new(start, self.topo.nr_cpus());
+        while let Some(cpu) = cursor.next(cpus) {
+            // `if (!--nr) return -1;` (v5.15–v6.6; `--nr <= 0` in v6.12+).
+            nr -= 1;
+            if nr <= 0 {
+                return (None, scanned, ScanEnd::Budget);
+            }
+            scanned += 1;
+            let idle = self.available_idle_cpu(cpu);
+            let sched_idle = !idle && self.sched_idle_cpu(cpu);
+            self.note_seen(cpu, if idle { Seen::Idle } else if sched_idle { Seen::SchedIdle } else { Seen::Busy });
+            if idle || sched_idle {
+                return (Some(cpu), scanned, ScanEnd::Found);
+            }
+        }
+        (None, scanned, ScanEnd::Exhausted)
+    }
+
+    /// `scan_idle_loop()` without visiting each CPU, where no task or group
+    /// is SCHED_IDLE: the CPU it stops at is the first of `cpus` in wrap
+    /// order from `start` that is in `idle_mask`, and the CPUs it looked at
+    /// are those up to it, or `nr − 1` of them when the budget runs out
+    /// first, or all of them (two popcounts instead of reading two run-queue
+    /// cache lines per CPU). A traced run still gets the path, every CPU
+    /// before the one found busy. `the_mask_scan_is_the_loop` checks both
+    /// give the same.
+    pub(crate) fn scan_idle_mask(&mut self, cpus: &CpuMask, start: u32, nr: i64) -> (Option<u32>, u64, ScanEnd) {
         let n = cpus.weight() as u64;
         let before_start = cpus.count_below(start) as u64;
         let first = cpus.next_common_from(&self.idle_mask, start).or_else(|| cpus.next_common_from(&self.idle_mask, 0).filter(|&c| c < start));
         let budget = (nr - 1).max(0) as u64;
-        if let Some(cpu) = first {
-            let upto = cpus.count_below(cpu + 1) as u64;
-            let k = if cpu >= start { upto - before_start } else { n - before_start + upto };
-            if k <= budget {
-                return (Some(cpu), k, ScanEnd::Found);
+        let (found, scanned, end) = match first {
+            Some(cpu) => {
+                let upto = cpus.count_below(cpu + 1) as u64;
+                let k = if cpu >= start { upto - before_start } else { n - before_start + upto };
+                if k <= budget {
+                    (Some(cpu), k, ScanEnd::Found)
+                } else {
+                    (None, budget, ScanEnd::Budget)
+                }
+            }
+            None if n > budget => (None, budget, ScanEnd::Budget),
+            None => (None, n, ScanEnd::Exhausted),
+        };
+        if self.tracing {
+            let mut cursor = Wrap::new(start, self.topo.nr_cpus());
+            for _ in 0..scanned {
+                let Some(cpu) = cursor.next(cpus) else { break };
+                self.note_seen(cpu, if Some(cpu) == found { Seen::Idle } else { Seen::Busy });
             }
         }
-        if n > budget {
-            (None, budget, ScanEnd::Budget)
-        } else {
-            (None, n, ScanEnd::Exhausted)
-        }
+        (found, scanned, end)
     }
 
     fn note_seen(&mut self, cpu: u32, seen: Seen) {
