@@ -379,6 +379,10 @@ impl Cx<'_> {
         if queues.is_empty() {
             return String::new();
         }
+        if self.cfs() {
+            // CFS has no deadlines, no V and no sums: only min_vruntime.
+            return format!("vruntimes: ms relative to the min_vruntime of {} (each queue has its own)", queues.join(", and of "));
+        }
         format!("vruntimes, deadlines and V: ms relative to the min_vruntime of {} (each queue keeps its sums against its own)", queues.join(", and of "))
     }
 
@@ -449,14 +453,17 @@ impl Cx<'_> {
             Record::Yield { task, cpu } => format!(
                 "{} called sched_yield() on CPU {cpu}: {}.",
                 self.name(task),
-                if self.feat(Feature::YIELD_FORFEIT) {
+                if self.cfs() {
+                    "yield_task_fair() (CFS) makes it the skip buddy, so pick_next_entity() passes over it for the next entity when that one is not a wakeup granularity behind"
+                } else if self.feat(Feature::YIELD_FORFEIT) {
                     "an eligible yielder forfeits the rest of its request (its vruntime jumps to its deadline)"
                 } else {
                     "its deadline moves one slice later, so others with earlier deadlines go first"
                 }
             ),
             Record::Nice { task, nice } => {
-                format!("{} set its nice value to {nice}: its weight (share of the CPU) changes, and its lag is kept across the reweight.", self.name(task))
+                let kept = if self.cfs() { "CFS keeps its vruntime (relative to min_vruntime), which then grows at the new rate" } else { "its lag is kept across the reweight" };
+                format!("{} set its nice value to {nice}: its weight (share of the CPU) changes, and {kept}.", self.name(task))
             }
             Record::Slice { task, slice, applied } => {
                 if !applied {
@@ -483,7 +490,12 @@ impl Cx<'_> {
                         _ => None,
                     })
                     .unwrap_or(self.sim.sched().rqs[cpu as usize].curr);
-                format!("Scheduler tick on CPU {cpu}: update_curr() charges the running task{} for the time it ran and checks whether its request is used up.", if curr == NIL { String::new() } else { format!(" ({})", self.name(curr)) })
+                let who = if curr == NIL { String::new() } else { format!(" ({})", self.name(curr)) };
+                if self.cfs() {
+                    // v5.15 entity_tick(): check_preempt_tick() only with others queued.
+                    return format!("Scheduler tick on CPU {cpu}: update_curr() charges the running task{who} for the time it ran; with others queued, check_preempt_tick() checks whether it ran its sched_slice() or is a slice ahead of the leftmost vruntime.");
+                }
+                format!("Scheduler tick on CPU {cpu}: update_curr() charges the running task{who} for the time it ran and checks whether its request is used up.")
             }
             Record::Livelock { task } => format!(
                 "{} ran {} program statements at this instant without using time (a `yield` loop with nothing else to run, or send/recv that never block): it spins, keeping its CPU and charged for it until the next tick, then goes on with its program.",
@@ -600,6 +612,8 @@ impl Cx<'_> {
             format!(
                 "{name} went to sleep on CPU {cpu} with negative lag{lag}: DELAY_DEQUEUE keeps it queued and competing (delayed) until pick_eevdf() would pick it, so its negative lag is worked off while it sleeps."
             )
+        } else if self.cfs() {
+            format!("{name} went to sleep on CPU {cpu} and left the run queue; it keeps its vruntime, and place_entity() gives it at most the sleeper credit below min_vruntime when it wakes.")
         } else {
             format!("{name} went to sleep on CPU {cpu} and left the run queue; its lag is saved for its wakeup.")
         }
@@ -1027,22 +1041,49 @@ program = "loop { run exp(300us); sleep exp(400us) }"
 
     #[test]
     fn cfs_kernel_speaks_cfs() {
+        // WAKER, plus a task that yields and one that changes its nice
+        // value: every sentence and the note of every event under v5.15
+        // speak CFS, with no EEVDF word (deadline, eligibility, request,
+        // V, lag, pick_eevdf()).
+        let text = format!("{WAKER}[[task]]\nname = \"yielder\"\nprogram = \"loop {{ run 300us; yield }}\"\n[[task]]\nname = \"renice\"\nprogram = \"run 2ms; nice 5; run 2ms; nice 0; run\"\n");
         let ov = Overrides { kernel: Some("5.15".into()), ..Default::default() };
-        let (mut sim, _) = from_text(WAKER, &ov, LogMode::Full).unwrap();
-        let mut picks = 0;
+        let (mut sim, _) = from_text(&text, &ov, LogMode::Full).unwrap();
+        let eevdf_words = ["pick_eevdf", "deadline", "eligib", "request", " V ", "lag"];
+        let (mut picks, mut ticks, mut yields, mut nices, mut notes) = (0, 0, 0, 0, 0);
         while sim.step() {
             let ev = sim.state.events;
             let entries: Vec<Entry> = sim.log.iter().filter(|e| e.event == ev).collect();
             for e in &entries {
                 let s = explain(&sim, e);
-                assert!(!s.contains("pick_eevdf") && !s.contains("eligible (v"), "{s}");
-                if matches!(e.record, Record::Pick { task, .. } if task != NIL) {
-                    assert!(s.starts_with("pick_next_entity() (CFS)"), "{s}");
-                    picks += 1;
+                assert!(!eevdf_words.iter().any(|w| s.contains(w)), "{s}");
+                match e.record {
+                    Record::Pick { task, .. } if task != NIL => {
+                        assert!(s.starts_with("pick_next_entity() (CFS)"), "{s}");
+                        picks += 1;
+                    }
+                    Record::Tick { .. } => {
+                        assert!(s.contains("check_preempt_tick()") && s.contains("sched_slice()"), "{s}");
+                        ticks += 1;
+                    }
+                    Record::Yield { .. } => {
+                        assert!(s.contains("yield_task_fair() (CFS) makes it the skip buddy"), "{s}");
+                        yields += 1;
+                    }
+                    Record::Nice { .. } => {
+                        assert!(s.contains("CFS keeps its vruntime"), "{s}");
+                        nices += 1;
+                    }
+                    _ => {}
                 }
             }
+            let note = explain_event(&sim, &sim.log, &entries).note;
+            assert!(!eevdf_words.iter().any(|w| note.contains(w)), "{note}");
+            if !note.is_empty() {
+                assert!(note.starts_with("vruntimes: ms relative to the min_vruntime of CPU 0's root queue"), "{note}");
+                notes += 1;
+            }
         }
-        assert!(picks > 5);
+        assert!(picks > 5 && ticks > 5 && yields > 5 && nices == 2 && notes > 5, "{picks} {ticks} {yields} {nices} {notes}");
     }
 
     #[test]
