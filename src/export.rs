@@ -189,6 +189,17 @@ pub fn ExportButtons(#[prop(into)] name: String, target: Callback<(bool, bool), 
     }
 }
 
+/// What a figure's file name starts with: `schedlab` on the lecture page,
+/// `schedlab-base` / `schedlab-patch` in the comparison's panes (each pane
+/// provides its own), so that the two panes' files of one figure differ.
+#[derive(Clone, Copy)]
+pub struct FigurePrefix(pub &'static str);
+
+/// The prefix of the figures made here (read when the view is created).
+pub fn figure_prefix() -> &'static str {
+    use_context::<FigurePrefix>().map_or("schedlab", |p| p.0)
+}
+
 /// Export figures in the light theme (the app's choice, shared by every
 /// figure's buttons).
 #[derive(Clone, Copy)]

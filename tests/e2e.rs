@@ -168,8 +168,9 @@ fn built_page_mounts_the_app_in_headless_chromium() {
     session.close();
 }
 
-/// The lecture view, end to end: the default scenario, stepping, a
-/// multi-CPU preset with its wakeup placement, the projector mode, a bad
+/// The lecture view, end to end: the default scenario, stepping, the
+/// pick_eevdf() walk under 6.6, kernel 5.15 drawn as CFS and 6.18 as EEVDF
+/// (check_cfs_view), a multi-CPU preset with its wakeup placement, the projector mode, a bad
 /// scenario, an untrusted link, and the performance numbers (frame times
 /// while playing, panning 96 lanes over a million events, step latency,
 /// .wasm size), written to target/e2e/perf.json. Screenshots: target/e2e/lecture-*.png.
@@ -278,6 +279,26 @@ fn lecture_view_in_headless_chromium() {
     eprintln!("e2e: picks until a walk shows on the tree (6.6): {walked}");
     thread::sleep(Duration::from_millis(300));
     session.screenshot(&out_dir.join("lecture-walk-6.6.png"));
+
+    // 2c. Kernel 5.15 is drawn as CFS (issue 13 item 3), and 6.18 as
+    //     EEVDF: the run-to-parity preset (a hog and four tasks that run
+    //     2 ms and sleep 50 µs, one CPU, HZ=1000) under each kernel,
+    //     through twelve preemptions. See check_cfs_view.
+    js(
+        r#"const s = document.querySelector('[data-testid="preset"]'); s.value = 'run-to-parity';
+          s.dispatchEvent(new Event('change', { bubbles: true })); return true;"#,
+    );
+    wait("the run-to-parity preset", "return document.querySelector('[data-testid=\"preset\"]').value === 'run-to-parity';", Duration::from_secs(10));
+    for (kernel, cfs) in [("5.15", true), ("6.18", false)] {
+        js(&format!(
+            r#"const s = document.querySelector('[data-testid="kernel"]'); s.value = '{kernel}';
+              s.dispatchEvent(new Event('change', {{ bubbles: true }})); return true;"#
+        ));
+        wait(&format!("kernel {kernel}"), &format!("return document.querySelector('[data-testid=\"kernel-badge\"]').textContent.includes('kernel {kernel} ');"), Duration::from_secs(10));
+        let seen = session.execute_async(&CFS_PROBE_JS.replace("VIEWS_FN", VIEWS_FN_JS));
+        check_cfs_view(&seen, kernel, cfs);
+        session.screenshot(&out_dir.join(format!("lecture-kernel-{kernel}.png")));
+    }
     js(
         r#"const s = document.querySelector('[data-testid="preset"]'); s.value = 'three-equal-tasks';
           s.dispatchEvent(new Event('change', { bubbles: true })); return true;"#,
@@ -1146,6 +1167,538 @@ fn assert_no_console_errors(session: &Session, doing: &str) {
     assert!(errors.is_empty(), "console errors after {doing}: {errors:#?}");
 }
 
+/// A study small enough to run in a second (10c): a sleeper beside three
+/// hogs on two CPUs, 20 ms, 2 seeds, kernel 5.15 against 6.18.
+const TINY_STUDY: &str = "# e2e: a sleeper beside hogs under CFS and EEVDF\n[sim]\nduration = \"20ms\"\nhz = 1000\n[topology]\npreset = \"2cpu-vm\"\n\
+    [[task]]\nname = \"sleeper\"\nprogram = \"loop { run 300us; sleep 1ms }\"\n[[workload]]\nkind = \"hogs\"\n\
+    [study]\nbase = \"5.15\"\ncompare = \"6.18\"\nseeds = 2\nload = \"count\"\nloads = [3]\n";
+
+/// The comparison's table as shown: per task row its task, figure and the
+/// texts of its base, patch, change and p cells; per workload total its
+/// workload, figure text and the same four cells.
+const DELTA_TABLE_JS: &str = r#"const cells = r => [...r.querySelectorAll('th, td')].map(c => c.textContent);
+    return { rows: [...document.querySelectorAll('[data-testid="delta-row"]')].map(r => [r.dataset.task, r.dataset.metric, ...cells(r).slice(2)]),
+             totals: [...document.querySelectorAll('[data-testid="total-row"]')].map(r => [r.dataset.workload, ...cells(r).slice(1)]),
+             text: document.querySelector('[data-testid="deltas"] .buttons').textContent };"#;
+
+/// Each exported SVG of a comparison pane (`arguments[0]`: the caught
+/// files) parsed as XML (DOMParser, image/svg+xml) beside the pane's live
+/// figure: parse errors, root element and namespace, viewBox, data-cfs,
+/// the items' texts (tree nodes, eligibility bars, lag rows), the
+/// vertical line's label, how many elements carry a resolved fill style,
+/// how many still have a class, the background rectangle; for the
+/// timeline the embedded image's size beside the canvas's.
+const PANE_EXPORTS_JS: &str = r#"
+    const files = arguments[0], out = {};
+    const parse = t => new DOMParser().parseFromString(t, 'image/svg+xml');
+    for (const side of ['base', 'patch']) {
+      const pane = document.querySelector(`[data-testid="pane-${side}"]`);
+      for (const [fig, id, item] of [['tree', 'tree', 'tree-node'], ['eligibility', 'elig', 'elig-bar'], ['lag', 'lag', 'lag-row']]) {
+        const live = pane.querySelector(`svg[data-testid="${id}"]`);
+        const f = files.find(f => f[0].startsWith(`schedlab-${side}-${fig}-cpu`) && f[0].endsWith('.svg'));
+        if (!f) continue;
+        const doc = parse(f[1]), root = doc.documentElement, err = doc.querySelector('parsererror');
+        const items = r => [...r.querySelectorAll(`[data-testid="${item}"]`)].map(g => g.textContent);
+        const vl = r => { const l = r.querySelector('[data-testid="v-line"]'); return l && l.nextElementSibling ? l.nextElementSibling.textContent : null; };
+        const bg = root.firstElementChild;
+        out[`${side}-${fig}`] = { name: f[0], error: err ? err.textContent.slice(0, 200) : null, root: root.localName, ns: root.namespaceURI,
+          view_box: root.getAttribute('viewBox'), live_view_box: live.getAttribute('viewBox'),
+          cfs: root.getAttribute('data-cfs'), live_cfs: live.getAttribute('data-cfs'),
+          items: items(root), live_items: items(live), v_label: vl(root), live_v_label: vl(live),
+          styled: root.querySelectorAll('[style*="fill:"]').length, classes: root.querySelectorAll('[class]').length,
+          bg: bg ? [bg.localName, bg.getAttribute('width'), bg.getAttribute('fill')] : null };
+      }
+      const c = pane.querySelector('canvas[data-testid="timeline"]');
+      const f = files.find(f => f[0] === `schedlab-${side}-timeline.svg`);
+      const doc = parse(f ? f[1] : ''), img = doc.documentElement.querySelector('image');
+      out[`${side}-timeline`] = { error: doc.querySelector('parsererror') ? 'parse error' : null, canvas: [String(c.width), String(c.height)],
+        image: img ? [img.getAttribute('width'), img.getAttribute('height'), (img.getAttribute('href') || '').slice(0, 22)] : null };
+    }
+    return out;"#;
+
+/// The sixteen files of both comparison panes' SVG and PNG buttons:
+/// named `schedlab-{base,patch}-{tree,eligibility,lag}-cpuN.{svg,png}` and
+/// `schedlab-{base,patch}-timeline.{svg,png}` (the two panes' files
+/// apart), N the CPU both panes show. Each SVG is well-formed XML in the
+/// SVG namespace with the pane's figure in it (PANE_EXPORTS_JS: the same
+/// viewBox, data-cfs, items and line label as the live figure: CFS's
+/// min_vruntime in the 5.15 pane, V in the 6.18 one), its styles
+/// resolved (fill styles, no class left) on a background rectangle; a
+/// figure's PNG is a slide 1920 px wide with the SVG's aspect ratio; the
+/// timeline's SVG holds the canvas as a PNG image of its size, and its
+/// PNG is that size.
+fn check_pane_exports(session: &Session, files: &[(String, String)]) {
+    let names: std::collections::BTreeSet<&str> = files.iter().map(|f| f.0.as_str()).collect();
+    let cpu = files.iter().find_map(|f| f.0.strip_prefix("schedlab-base-tree-cpu")).and_then(|r| r.split('.').next()).unwrap_or_else(|| panic!("no tree file: {names:?}"));
+    let mut want = std::collections::BTreeSet::new();
+    for side in ["base", "patch"] {
+        for fig in ["tree", "eligibility", "lag"] {
+            for ext in ["svg", "png"] {
+                want.insert(format!("schedlab-{side}-{fig}-cpu{cpu}.{ext}"));
+            }
+        }
+        want.insert(format!("schedlab-{side}-timeline.svg"));
+        want.insert(format!("schedlab-{side}-timeline.png"));
+    }
+    assert_eq!(names, want.iter().map(String::as_str).collect(), "the sixteen files, the panes' apart");
+    let files_json: Vec<Value> = files.iter().map(|(n, c)| json!([n, c])).collect();
+    let got = session.execute_with(PANE_EXPORTS_JS, json!([files_json]));
+    let png_of = |name: &str| {
+        let data = &files.iter().find(|f| f.0 == name).unwrap().1;
+        let b64 = data.strip_prefix("data:image/png;base64,").unwrap_or_else(|| panic!("{name} is not a PNG data URL: {}", &data[..data.len().min(40)]));
+        let png = BASE64.decode(b64).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "{name} is not a PNG");
+        png_size(&png)
+    };
+    for side in ["base", "patch"] {
+        for fig in ["tree", "eligibility", "lag"] {
+            let g = &got[format!("{side}-{fig}")];
+            let what = format!("{side} {fig} SVG");
+            assert_eq!((&g["error"], g["root"].as_str(), g["ns"].as_str()), (&Value::Null, Some("svg"), Some("http://www.w3.org/2000/svg")), "{what}: {g}");
+            assert_eq!((&g["view_box"], &g["cfs"], &g["items"], &g["v_label"]), (&g["live_view_box"], &g["live_cfs"], &g["live_items"], &g["live_v_label"]), "{what} is the pane's figure: {g}");
+            assert!(g["items"].as_array().is_some_and(|i| !i.is_empty()), "{what}: nothing drawn: {g}");
+            assert!(g["styled"].as_u64().unwrap_or(0) > 3 && g["classes"] == json!(0), "{what}: styles resolved: {g}");
+            assert_eq!((g["bg"][0].as_str(), g["bg"][1].as_str()), (Some("rect"), Some("20000")), "{what}: background: {g}");
+            if fig == "eligibility" {
+                assert_eq!(g["v_label"].as_str(), Some(if side == "base" { "min_vruntime" } else { "V" }), "{what}");
+            }
+            let vb: Vec<f64> = g["view_box"].as_str().unwrap_or_default().split_whitespace().filter_map(|x| x.parse().ok()).collect();
+            let (w, h) = png_of(&format!("schedlab-{side}-{fig}-cpu{cpu}.png"));
+            assert!(w == 1920 && (h as f64 - 1920.0 * vb[3] / vb[2]).abs() <= 1.0, "{side} {fig} PNG {w}×{h}, SVG viewBox {vb:?}");
+        }
+        let t = &got[format!("{side}-timeline")];
+        let (w, h) = png_of(&format!("schedlab-{side}-timeline.png"));
+        assert_eq!(&t["error"], &Value::Null, "{side} timeline SVG: {t}");
+        assert_eq!((t["image"][0].as_str(), t["image"][1].as_str(), t["image"][2].as_str()), (t["canvas"][0].as_str(), t["canvas"][1].as_str(), Some("data:image/png;base64,")), "{side} timeline SVG: {t}");
+        assert_eq!((w.to_string(), h.to_string()), (t["canvas"][0].as_str().unwrap_or_default().to_string(), t["canvas"][1].as_str().unwrap_or_default().to_string()), "{side} timeline PNG");
+    }
+    eprintln!("e2e: both panes' figures exported: {} files on CPU {cpu}, e.g. {}", files.len(), got["base-tree"]);
+}
+
+/// One line of CSV as the app writes it (engine `csv_field`: a field with
+/// a comma, quote or line break is quoted, its quotes doubled).
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted, mut chars) = (Vec::new(), String::new(), false, line.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+/// A number as the table shows it and how far the shown digits may be
+/// from the true value: half a unit of the last digit ("0" is exactly 0).
+fn shown_number(s: &str) -> Option<(f64, f64)> {
+    let s = s.trim().replace('−', "-");
+    let v: f64 = s.parse().ok()?;
+    let decimals = s.split_once('.').map_or(0, |(_, f)| f.len()) as i32;
+    Some((v, if s == "0" { 1e-12 } else { 0.5 * 10f64.powi(-decimals) + 1e-9 }))
+}
+
+/// The comparison's CSV against its table as shown (`shown`: per task row
+/// its task, figure and the texts of its base, patch, change and p cells;
+/// per workload total the same after the workload's name): the header;
+/// `runs` on every row; one `task` row per table row and one `workload
+/// total` row per total row, no more; each mean and std (shown as `m ± s`),
+/// change % (`▲ +1.2 %`) and Welch p (`p = 0.123 *`) equal to the table's
+/// to its rounding, or empty where the table shows `–`.
+fn check_compare_csv(csv: &str, shown: &Value, runs: u32) {
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("scope,name,figure,unit,runs,base_mean,base_std,patch_mean,patch_std,change_pct,welch_p"), "the CSV's header");
+    let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
+    assert!(rows.iter().all(|r| r.len() == 11 && r[4] == runs.to_string()), "11 fields and {runs} runs on every row");
+    let close = |csv_value: &str, cell: &str, what: &str| {
+        if cell.trim() == "–" {
+            assert_eq!(csv_value, "", "{what}: the table shows – , the CSV {csv_value:?}");
+            return;
+        }
+        let (v, tol) = shown_number(cell).unwrap_or_else(|| panic!("{what}: not a number in the table: {cell:?}"));
+        let x: f64 = csv_value.parse().unwrap_or_else(|_| panic!("{what}: not a number in the CSV: {csv_value:?}"));
+        assert!((x - v).abs() <= tol, "{what}: CSV {x}, table {cell:?}");
+    };
+    let check_row = |csv_row: &[String], cells: &[Value], what: &str| {
+        let cell = |i: usize| cells[i].as_str().unwrap_or_default().to_string();
+        let (base, patch) = (cell(0), cell(1));
+        let (bm, bs) = base.split_once(" ± ").unwrap_or_else(|| panic!("{what}: mean ± std over {runs} runs: {base:?}"));
+        let (pm, ps) = patch.split_once(" ± ").unwrap_or_else(|| panic!("{what}: mean ± std over {runs} runs: {patch:?}"));
+        close(&csv_row[5], bm, &format!("{what} base mean"));
+        close(&csv_row[6], bs, &format!("{what} base std"));
+        close(&csv_row[7], pm, &format!("{what} patch mean"));
+        close(&csv_row[8], ps, &format!("{what} patch std"));
+        close(&csv_row[9], cell(2).trim_start_matches(['▲', '▼', ' ']).trim_end_matches(" %"), &format!("{what} change %"));
+        let p = cell(3);
+        close(&csv_row[10], p.strip_prefix("p = ").map_or(p.as_str(), |r| r.split_whitespace().next().unwrap_or("")), &format!("{what} p"));
+    };
+    let table = shown["rows"].as_array().cloned().unwrap_or_default();
+    let tasks: Vec<&Vec<String>> = rows.iter().filter(|r| r[0] == "task").collect();
+    assert_eq!(tasks.len(), table.len(), "a CSV row per table row");
+    for t in &table {
+        let (task, figure) = (t[0].as_str().unwrap_or_default(), t[1].as_str().unwrap_or_default());
+        let matching: Vec<&&Vec<String>> = tasks.iter().filter(|r| r[1] == task && r[2] == figure).collect();
+        assert_eq!(matching.len(), 1, "one CSV row for {task} / {figure}");
+        check_row(matching[0], &t.as_array().unwrap()[2..], &format!("{task} / {figure}"));
+    }
+    let totals = shown["totals"].as_array().cloned().unwrap_or_default();
+    let csv_totals: Vec<&Vec<String>> = rows.iter().filter(|r| r[0] == "workload total").collect();
+    assert_eq!(csv_totals.len(), totals.len(), "a CSV row per workload total");
+    for (c, t) in csv_totals.iter().zip(&totals) {
+        let t = t.as_array().unwrap();
+        assert_eq!((t[0].as_str(), t[1].as_str().map(|f| f.starts_with(&format!("Σ {}", c[2])))), (Some(c[1].as_str()), Some(true)), "the totals in the table's order");
+        check_row(c, &t[2..], &format!("total {} / {}", c[1], c[2]));
+    }
+    eprintln!("e2e: the comparison's CSV: {} task rows and {} totals, each as the table shows it ({})", tasks.len(), csv_totals.len(), shown["text"]);
+}
+
+/// What a student sees at the next twelve preemptions of the lecture
+/// page's run (jumps of kind "preemption" from the start): the explainer,
+/// the tree's nodes (x, key and name) and the eligibility panel's bars
+/// (name, hover text, side text), both SVGs' data-cfs, the label of the
+/// vertical line, the three panels' text (hover texts included).
+const CFS_PROBE_JS: &str = r#"
+    const done = arguments[arguments.length - 1];
+    VIEWS_FN
+    const raf = () => new Promise(r => requestAnimationFrame(() => r()));
+    const q = (s, r = document) => r.querySelector(s);
+    (async () => {
+      q('[data-testid="btn-rewind"]').click(); await raf();
+      const k = q('[data-testid="jump-kind"]'); k.value = 'preemption'; k.dispatchEvent(new Event('change', { bubbles: true }));
+      const out = [];
+      for (let i = 0; i < 12; i++) {
+        q('[data-testid="btn-jump"]').click(); await raf(); await raf();
+        out.push(Object.assign(views(document), {
+          event: q('[data-testid="event-label"]').textContent,
+          headline: q('[data-testid="explain-headline"]').textContent,
+          lines: q('[data-testid="explain-lines"]').textContent,
+          explainer: q('[data-testid="explainer"]').textContent,
+        }));
+      }
+      done(out);
+    })();"#;
+
+/// A function `views(root)`: the tree and eligibility views inside root
+/// (the lecture page or a comparison pane) as CFS_PROBE_JS describes.
+const VIEWS_FN_JS: &str = r#"
+    const views = root => {
+      const q = s => root.querySelector(s);
+      const tree = q('[data-testid="tree"]'), elig = q('[data-testid="elig"]');
+      return {
+        tree_cfs: tree.dataset.cfs, elig_cfs: elig.dataset.cfs,
+        v_label: q('[data-testid="v-line"]').nextElementSibling.textContent,
+        nodes: [...tree.querySelectorAll('[data-testid="tree-node"]')].map(g => ({ x: +g.querySelector('circle.node').getAttribute('cx'), key: g.querySelector('.node-key').textContent, name: g.querySelector('.node-name').textContent })),
+        bars: [...elig.querySelectorAll('[data-testid="elig-bar"]')].map(g => ({ name: g.dataset.name, title: g.querySelector('title').textContent, texts: [...g.querySelectorAll('text')].map(t => t.textContent) })),
+        panels: ['tree-panel', 'elig-panel'].map(id => q(`[data-testid="${id}"]`).textContent),
+        tree_head: q('[data-testid="tree-panel"] h2').textContent,
+        elig_head: q('[data-testid="elig-panel"] h2').textContent,
+      };
+    };"#;
+
+/// Checks CFS_PROBE_JS's findings on the run-to-parity preset under
+/// `kernel`: CFS (v5.15) when `cfs`, else EEVDF (v6.18). Each half fails
+/// on the other kernel's page.
+///
+/// CFS: both SVGs say data-cfs; the vertical line is min_vruntime; the
+/// tree is "sorted by vruntime" and its nodes, left to right, carry
+/// non-decreasing keys, each its entity's vruntime (the bar's hover
+/// text); the panels hold no EEVDF word (deadline, eligible, request,
+/// pick_eevdf, "V ="); each preemption's headline names check_preempt_tick()
+/// or check_preempt_wakeup() (both occur) and the event's pick is
+/// pick_next_entity(). The header's tunables are v5.15's defaults on one
+/// CPU (factor 1 + ilog2(1) = 1): sched_latency 6 ms, min_granularity
+/// 0.75 ms, wakeup_granularity 1 ms; with n entities of equal weight
+/// queued (n ≤ sched_nr_latency = 6 / 0.75 = 8, so the period is
+/// sched_latency) each bar's sched_slice() is 6 ms / n.
+///
+/// EEVDF: data-cfs false; the line is V; the panels speak of deadlines
+/// and eligibility; the tree is sorted by deadline, each node's key its
+/// entity's deadline; the headlines never name check_preempt_*() and the
+/// pick is pick_eevdf().
+fn check_cfs_view(seen: &Value, kernel: &str, cfs: bool) {
+    let events = seen.as_array().cloned().unwrap_or_default();
+    assert_eq!(events.len(), 12, "kernel {kernel}: {seen}");
+    let (mut tick, mut wakeup, mut deep) = (0, 0, 0);
+    for e in &events {
+        let at = format!("kernel {kernel}, {}", e["event"].as_str().unwrap_or_default());
+        deep += (check_views(e, cfs, &at, 1) >= 3) as u32;
+        let text = |k: &str| e[k].as_str().unwrap_or_default().to_string();
+        let (headline, lines) = (text("headline"), text("lines"));
+        if cfs {
+            let found: Vec<&&str> = EEVDF_WORDS.iter().filter(|w| text("explainer").contains(*w)).collect();
+            assert!(found.is_empty(), "{at}: EEVDF words {found:?} in the explainer: {}", text("explainer"));
+            let t = headline.contains("check_preempt_tick()");
+            let w = headline.contains("check_preempt_wakeup()");
+            assert!(t || w, "{at}: the preemption's headline names CFS's check: {headline}");
+            tick += t as u32;
+            wakeup += w as u32;
+            assert!(lines.contains("pick_next_entity() (CFS)"), "{at}: the pick: {lines}");
+        } else {
+            assert!(headline.contains("deadline") && !headline.contains("check_preempt"), "{at}: {headline}");
+            assert!(lines.contains("pick_eevdf()"), "{at}: the pick: {lines}");
+        }
+    }
+    eprintln!("e2e: kernel {kernel} over 12 preemptions: {deep} with 3+ nodes in the tree; check_preempt_tick {tick}, check_preempt_wakeup {wakeup}; e.g. {}", events[0]["headline"]);
+    assert!(deep >= 1, "kernel {kernel}: never 3 nodes in the tree");
+    if cfs {
+        assert!(tick >= 1 && wakeup >= 1, "kernel {kernel}: both CFS preemption checks occur (tick {tick}, wakeup {wakeup})");
+    }
+}
+
+/// Words that are EEVDF's and wrong on a CFS page.
+const EEVDF_WORDS: [&str; 5] = ["deadline", "eligib", "request", "pick_eevdf", "V ="];
+
+/// The tree and eligibility views of VIEWS_FN_JS (`e`) of a run on
+/// `cpus` CPUs, as check_cfs_view describes for CFS (`cfs`) or EEVDF;
+/// returns the number of tree nodes. v5.15 scales its tunables by
+/// 1 + ilog2(min(cpus, 8)) (SCHED_TUNABLESCALING_LOG): on 2 CPUs
+/// sched_latency 12 ms, min_granularity 1.5 ms, wakeup_granularity 2 ms.
+fn check_views(e: &Value, cfs: bool, at: &str, cpus: u32) -> usize {
+    let factor = 1.0 + cpus.clamp(1, 8).ilog2() as f64;
+    let text = |k: &str| e[k].as_str().unwrap_or_default().to_string();
+    let flag = if cfs { "true" } else { "false" };
+    assert_eq!((e["tree_cfs"].as_str(), e["elig_cfs"].as_str()), (Some(flag), Some(flag)), "{at}: data-cfs");
+    assert_eq!(e["v_label"].as_str(), Some(if cfs { "min_vruntime" } else { "V" }), "{at}: the vertical line's label");
+    let panels: Vec<String> = e["panels"].as_array().cloned().unwrap_or_default().iter().map(|p| p.as_str().unwrap_or_default().to_string()).collect();
+    if cfs {
+        for (p, name) in panels.iter().zip(["tree panel", "eligibility panel"]) {
+            let found: Vec<&&str> = EEVDF_WORDS.iter().filter(|w| p.contains(*w)).collect();
+            assert!(found.is_empty(), "{at}: EEVDF words {found:?} in the {name}: {p}");
+        }
+        assert!(text("tree_head").contains("sorted by vruntime (CFS"), "{at}: {}", text("tree_head"));
+        let head = text("elig_head");
+        let tunables = format!("sched_latency {:.2} ms, min_granularity {:.2} ms", 6.0 * factor, 0.75 * factor);
+        assert!(head.starts_with("vruntime (CFS)") && head.contains(&tunables) && head.contains(&format!("wakeup_gran {:.2} ms", factor)), "{at}: {head}");
+    } else {
+        assert!(text("tree_head").contains("sorted by deadline"), "{at}: {}", text("tree_head"));
+        assert!(text("elig_head").starts_with("Eligibility") && text("elig_head").contains("V = "), "{at}: {}", text("elig_head"));
+        assert!(panels[1].contains("eligible: vruntime ≤ V") && panels[1].contains("deadline"), "{at}: {}", panels[1]);
+    }
+    // The tree's order and keys against the bars' hover texts.
+    let after = |s: &str, key: &str| s.split(key).nth(1).and_then(|r| r.split(" ms").next()).map(|v| v.trim().to_string());
+    let bars = e["bars"].as_array().cloned().unwrap_or_default();
+    let mut nodes = e["nodes"].as_array().cloned().unwrap_or_default();
+    nodes.sort_by(|a, b| a["x"].as_f64().unwrap_or(0.0).total_cmp(&b["x"].as_f64().unwrap_or(0.0)));
+    let keys: Vec<f64> = nodes.iter().map(|n| n["key"].as_str().and_then(|k| k.replace('−', "-").parse().ok()).unwrap_or(f64::NAN)).collect();
+    assert!(keys.windows(2).all(|w| w[0] <= w[1]), "{at}: the tree's keys left to right: {keys:?}");
+    for n in &nodes {
+        let name = n["name"].as_str().unwrap_or_default();
+        let bar = bars.iter().find(|b| b["name"].as_str() == Some(name)).unwrap_or_else(|| panic!("{at}: no bar for node {name}: {bars:?}"));
+        let title = bar["title"].as_str().unwrap_or_default();
+        let want = after(title, if cfs { "vruntime " } else { "deadline " });
+        assert_eq!(n["key"].as_str().map(str::to_string), want, "{at}: node {name}'s key is its {} ({title:?})", if cfs { "vruntime" } else { "deadline" });
+    }
+    if cfs {
+        let slice = format!("{:.2}", 6.0 * factor / bars.len() as f64);
+        for b in &bars {
+            let side = b["texts"].as_array().and_then(|t| t.last()).and_then(|t| t.as_str()).unwrap_or_default();
+            assert!(side.ends_with(&format!("slice {slice} ms")), "{at}: {n} bars of equal weight: sched_slice = sched_latency / {n} = {slice} ms, shown {side:?}", n = bars.len());
+        }
+    }
+    nodes.len()
+}
+
+
+/// Stubs for the browser's ends of a download and of "open in Perfetto",
+/// in `window.__e2eOut`: every Blob given an object URL (`blobs`), every
+/// click on a download anchor (`saved`: its file name and href; nothing is
+/// saved), and every window.open (`windows`): a fake window whose
+/// postMessage records each message and answers the third PING with a
+/// PONG from Perfetto UI's origin (as a UI still loading would).
+const DOWNLOAD_STUBS_JS: &str = r#"
+    if (window.__e2eOut) return true;
+    const t = window.__e2eOut = { blobs: [], saved: [], windows: [] };
+    const create = URL.createObjectURL;
+    URL.createObjectURL = function (b) { const u = create.call(URL, b); if (b instanceof Blob) t.blobs.push({ url: u, blob: b }); return u; };
+    const click = HTMLAnchorElement.prototype.click;
+    HTMLAnchorElement.prototype.click = function () {
+      if (this.hasAttribute('download')) { t.saved.push({ name: this.getAttribute('download'), href: this.href }); return; }
+      return click.call(this);
+    };
+    window.open = function (url, target) {
+      const w = { url: String(url), target: String(target), posts: [], pings: 0 };
+      t.windows.push(w);
+      return { closed: false, postMessage(msg, origin) {
+        w.posts.push({ msg, origin });
+        if (msg === 'PING' && ++w.pings === 3)
+          setTimeout(() => window.dispatchEvent(new MessageEvent('message', { data: 'PONG', origin: 'https://ui.perfetto.dev' })), 0);
+      } };
+    };
+    return true;"#;
+
+/// The downloads caught by DOWNLOAD_STUBS_JS from index `arguments[0]`
+/// on: `[name, content]`, the content a Blob's text or a data URL.
+const SAVED_JS: &str = r#"
+    const done = arguments[arguments.length - 1];
+    const t = window.__e2eOut;
+    (async () => {
+      const out = [];
+      for (const s of t.saved.slice(arguments[0])) {
+        const b = t.blobs.find(b => b.url === s.href);
+        out.push([s.name, s.href.startsWith('data:') ? s.href : b ? await b.blob.text() : null]);
+      }
+      done(out);
+    })();"#;
+
+/// The downloads caught since the `from`-th one.
+fn saved_downloads(session: &Session, from: usize) -> Vec<(String, String)> {
+    let v = session.cmd("POST", "/execute/async", Some(json!({ "script": SAVED_JS, "args": [from] })));
+    v.as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|d| (d[0].as_str().unwrap_or_default().to_string(), d[1].as_str().unwrap_or_default().to_string()))
+        .collect()
+}
+
+/// A run's two trace buttons, clicked as a user does (DOWNLOAD_STUBS_JS
+/// installed): `btn-trace-{label}`, then `btn-perfetto-{label}`. Returns
+/// the downloaded file's name and text, and what the Perfetto window got:
+/// its URL and target, the messages before the buffer, how many after,
+/// and the buffer with its title and file name.
+fn trace_buttons(session: &Session, label: &str, shot: &Path) -> (String, String, Value) {
+    let counts = session.execute("const t = window.__e2eOut; return [t.saved.length, t.windows.length];");
+    let (saved, windows) = (counts[0].as_u64().unwrap_or(0), counts[1].as_u64().unwrap_or(0));
+    session.click_css(&format!("[data-testid=\"btn-trace-{label}\"]"));
+    session.wait_true(&format!("{label}'s trace download"), &format!("const t = window.__e2eOut; return t.saved.length === {} && t.blobs.some(b => b.url === t.saved[{saved}].href);", saved + 1), Duration::from_secs(20), shot);
+    session.click_css(&format!("[data-testid=\"btn-perfetto-{label}\"]"));
+    session.wait_true(&format!("{label}'s buffer posted to Perfetto"), &format!("const w = window.__e2eOut.windows[{windows}]; return !!w && w.posts.some(p => typeof p.msg === 'object');"), Duration::from_secs(20), shot);
+    // Past the post: no PING after it (the page stopped its interval).
+    thread::sleep(Duration::from_millis(300));
+    let (name, text) = saved_downloads(session, saved as usize).remove(0);
+    let got = session.execute_with(
+        r#"const w = window.__e2eOut.windows[arguments[0]];
+           const at = w.posts.findIndex(p => typeof p.msg === 'object');
+           const p = w.posts[at].msg.perfetto || {};
+           return { opened: [w.url, w.target], opened_after: window.__e2eOut.windows.length - arguments[0] - 1,
+                    before: w.posts.slice(0, at).map(x => [x.msg, x.origin]), after: w.posts.length - at - 1, origin: w.posts[at].origin,
+                    is_buffer: p.buffer instanceof ArrayBuffer, buffer: p.buffer instanceof ArrayBuffer ? new TextDecoder().decode(p.buffer) : null,
+                    title: p.title, file: p.fileName };"#,
+        json!([windows]),
+    );
+    (name, text, got)
+}
+
+/// Perfetto UI's postMessage protocol as the page must speak it: one
+/// window, on Perfetto UI's origin, in a new tab; PING (to that origin)
+/// until the PONG, which came at the third; then the trace once, as an
+/// ArrayBuffer holding the bytes of the download, titled with its file
+/// name; no PING after it.
+fn check_perfetto_handoff(got: &Value, name: &str, trace: &str) {
+    assert_eq!((&got["opened"], &got["opened_after"]), (&json!(["https://ui.perfetto.dev", "_blank"]), &json!(0)), "one window, Perfetto UI's: {got}");
+    let before = got["before"].as_array().cloned().unwrap_or_default();
+    assert!(before.len() >= 3 && before.iter().all(|m| *m == json!(["PING", "https://ui.perfetto.dev"])), "PING (to Perfetto's origin) until PONG, which came at the third: {before:?}");
+    assert_eq!((got["origin"].as_str(), got["after"].as_u64()), (Some("https://ui.perfetto.dev"), Some(0)), "the buffer goes once to Perfetto's origin, and the pings stop: {got}");
+    assert_eq!(got["is_buffer"], json!(true), "perfetto.buffer is an ArrayBuffer");
+    assert!(got["buffer"].as_str() == Some(trace), "Perfetto gets the bytes of the download ({name})");
+    assert_eq!((got["title"].as_str(), got["file"].as_str()), (Some(name), Some(name)));
+}
+
+/// Font sizes in projector mode, over the whole page shown: every visible
+/// HTML element with text of its own, and every SVG label at its size on
+/// the screen (font size × the SVG's scale). Not counted: the key help,
+/// and the machine map's corner badges (W, P, the scan order, F: marks
+/// inside a CPU's cell; the scan list and the legend below the map say
+/// the same in text). With `arguments[0]` = 'record' each element keeps
+/// its size (data-e2e-fs); with 'compare' the sizes are compared to the
+/// recorded ones.
+const PROJECTOR_LABELS_JS: &str = r#"
+    const mode = arguments[0];
+    const out = { big: document.querySelector('[data-testid="app"]').classList.contains('big'), html: 0, svg: 0, small: [], nsmall: 0, same: 0, changed: 0 };
+    for (const e of document.querySelectorAll('.app *')) {
+      if (e.closest('svg') || e.closest('[data-testid="key-help"]')) continue;
+      if (![...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim().length > 0)) continue;
+      const r = e.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) continue;
+      const fs = parseFloat(getComputedStyle(e).fontSize);
+      out.html++;
+      if (fs < 17.99) { out.nsmall++; if (out.small.length < 20) out.small.push(`${e.tagName}.${e.className} ${fs}px: ${e.textContent.trim().slice(0, 40)}`); }
+      if (mode === 'record') e.dataset.e2eFs = fs;
+      else if (mode === 'compare' && e.dataset.e2eFs !== undefined) { if (+e.dataset.e2eFs === fs) out.same++; else out.changed++; }
+    }
+    for (const svg of document.querySelectorAll('.app svg[viewBox]')) {
+      const w = svg.getBoundingClientRect().width, vb = svg.viewBox.baseVal;
+      if (w === 0 || !vb.width) continue;
+      for (const t of svg.querySelectorAll('text')) {
+        if (!t.textContent.trim() || t.closest('.scan-badge, .waker-badge, .prev-badge, .filtered-mark')) continue;
+        const px = parseFloat(getComputedStyle(t).fontSize) * w / vb.width;
+        out.svg++;
+        if (px < 17.99) { out.nsmall++; if (out.small.length < 20) out.small.push(`svg ${svg.dataset.testid} ${px.toFixed(1)}px: ${t.textContent.trim().slice(0, 30)}`); }
+      }
+    }
+    return out;"#;
+
+/// Records the CSS px size of every canvas text drawn from now on
+/// (fillText's font size × the context's scale × shown width / bitmap
+/// width) in `window.__e2eText`, by the canvas's data-testid.
+const CANVAS_TEXT_JS: &str = r#"
+    window.__e2eText = [];
+    if (!window.__e2eTextWrapped) {
+      window.__e2eTextWrapped = true;
+      const orig = CanvasRenderingContext2D.prototype.fillText;
+      CanvasRenderingContext2D.prototype.fillText = function (t, x, y, ...rest) {
+        const c = this.canvas, m = this.getTransform();
+        if (c.dataset && c.dataset.testid && c.clientWidth > 0)
+          window.__e2eText.push({ id: c.dataset.testid, px: parseFloat(/([0-9.]+)px/.exec(this.font)[1]) * Math.hypot(m.a, m.b) * c.clientWidth / c.width });
+        return orig.call(this, t, x, y, ...rest);
+      };
+    }
+    return true;"#;
+
+/// `b` on the page shown (issue 13: "`b` works on every page"), pressed as
+/// a key: projector mode comes on (the app root's class `big`) with every
+/// label at least 18 px (PROJECTOR_LABELS_JS, and the text of every
+/// canvas, drawn again in projector mode), where before some were smaller;
+/// `b` again turns it off and every element has its font size of before,
+/// the canvases' text too.
+fn check_projector_key(session: &Session, page: &str, shot: &Path) {
+    let labels = |mode: &str| session.execute_with(PROJECTOR_LABELS_JS, json!([mode]));
+    let canvases = "return [...new Set([...document.querySelectorAll('.app canvas[data-testid]')].filter(c => c.clientWidth > 0).map(c => c.dataset.testid))];";
+    let drawn = |what: &str| {
+        let ids = session.execute(canvases);
+        session.wait_true(
+            &format!("{page}: every canvas drawn again {what}"),
+            &format!("const ids = {ids}; return ids.every(id => window.__e2eText.some(t => t.id === id));"),
+            Duration::from_secs(10),
+            shot,
+        );
+        thread::sleep(Duration::from_millis(200));
+        session.execute("const p = window.__e2eText.map(t => t.px); return { n: p.length, min: Math.min(...p), max: Math.max(...p) };")
+    };
+    let before = labels("record");
+    assert_eq!(before["big"], json!(false), "{page}: projector mode is off to begin with: {before}");
+    assert!(before["nsmall"].as_u64().unwrap_or(0) > 0, "{page}: without projector mode some labels are under 18 px (else this check proves nothing): {before}");
+    session.execute(CANVAS_TEXT_JS);
+    session.press_key("b");
+    session.wait_true(&format!("{page}: b turns projector mode on"), "return document.querySelector('[data-testid=\"app\"]').classList.contains('big');", Duration::from_secs(5), shot);
+    let canvas_on = drawn("in projector mode");
+    thread::sleep(Duration::from_millis(300));
+    let on = labels("");
+    eprintln!("e2e: {page} in projector mode (b): {} HTML and {} SVG labels, {} under 18 px; canvas text {canvas_on}", on["html"], on["svg"], on["nsmall"]);
+    assert_eq!(on["nsmall"], json!(0), "{page}: labels under 18 px in projector mode: {on}");
+    assert!(on["html"].as_u64().unwrap_or(0) > 20, "{page}: {on}");
+    if canvas_on["n"].as_u64().unwrap_or(0) > 0 {
+        assert!(canvas_on["min"].as_f64().unwrap_or(0.0) >= 17.99, "{page}: canvas text under 18 px in projector mode: {canvas_on}");
+    }
+    session.execute(CANVAS_TEXT_JS);
+    session.press_key("b");
+    session.wait_true(&format!("{page}: b again turns it off"), "return !document.querySelector('[data-testid=\"app\"]').classList.contains('big');", Duration::from_secs(5), shot);
+    let canvas_off = drawn("after projector mode");
+    thread::sleep(Duration::from_millis(300));
+    let off = labels("compare");
+    eprintln!("e2e: {page} after b again: {} elements at their size of before, {} not; canvas text {canvas_off}", off["same"], off["changed"]);
+    assert!(off["changed"] == json!(0) && off["same"].as_u64().unwrap_or(0) > 20, "{page}: b again restores every font size: {off}");
+    assert_eq!(off["nsmall"], before["nsmall"], "{page}: as many small labels as before: {off} vs {before}");
+    if canvas_off["n"].as_u64().unwrap_or(0) > 0 {
+        assert!(canvas_off["max"].as_f64().unwrap_or(99.0) < 17.99, "{page}: the canvases' text is small again: {canvas_off}");
+    }
+}
+
 /// Which page's root element is shown.
 const PAGE_ROOTS: [(&str, &str); 3] = [("lecture", "controls"), ("compare", "compare-page"), ("study", "study-page")];
 
@@ -1153,10 +1706,15 @@ const PAGE_ROOTS: [(&str, &str); 3] = [("lecture", "controls"), ("compare", "com
 /// pair of pages by the header's buttons, and the cross-page actions (a
 /// study cell and a comparison pane open their run in the lecture view);
 /// any console error fails. Then, at 1280 × 720: the projector layout
-/// (headline, tree and V line on screen, labels of 18 px), quiz mode from
-/// a link, the figure and table exports, links that carry the comparison's
+/// (headline, tree and V line on screen, labels of 18 px) and `b` on the
+/// Lecture, Compare and Studies pages (check_projector_key), quiz mode from
+/// a link, the figure and table exports (the lecture's figures, the study
+/// table and charts, both comparison panes' figures and the comparison's
+/// CSV against the table shown), the comparison's panes drawn as CFS and
+/// EEVDF, links that carry the comparison's
 /// CPU and seeds and the study's shrink, a link cut short, the copy
-/// feedback, the trace buttons (download, open in Perfetto against a stub
+/// feedback, the trace buttons of the lecture run, both comparison panes
+/// and a study cell (download, open in Perfetto against a stub
 /// window) and a recorded trace chosen to import, and a seeded monkey (random clicks and keys for
 /// SCHEDLAB_E2E_MONKEY_SECS seconds, default 30; 600 for the issue's ten
 /// minutes). Screenshots: target/e2e/walk-*.png.
@@ -1301,6 +1859,9 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
     cdp("Emulation.clearDeviceMetricsOverride", json!({}));
     assert_no_console_errors(&session, "the study charts at ratio 2 and in dark mode");
 
+    // 3c. `b` on the Studies page (its charts drawn again at 18 px).
+    check_projector_key(&session, "Studies", &shot);
+
     // 4. A comparison link with its CPU and seeds; its table exported.
     open("page=compare&cp=sis-filter&cpu=3&n=2");
     wait("the comparison on CPU 3 over 2 seeds", "const r = document.querySelector('[data-testid=\"runs\"]'); const h = document.querySelector('[data-testid=\"pane-base\"] [data-testid=\"tree-panel\"] h2'); return !!r && r.value === '2' && !!h && h.textContent.includes('CPU 3 (chosen)');", Duration::from_secs(30));
@@ -1313,10 +1874,19 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
     assert!(div["p"].as_u64().unwrap_or(0) > 0 && div["totals"].as_u64().unwrap_or(0) > 0 && div["elig"] == json!(1) && div["links"].as_u64().unwrap_or(0) >= 1, "{div}");
     js("document.querySelector('[data-testid=\"sort-change\"]').click(); const f = document.querySelector('[data-testid=\"delta-filter\"]'); f.value = 'p99'; f.dispatchEvent(new Event('input', { bubbles: true })); return true;");
     wait("the filtered table", "const r = [...document.querySelectorAll('[data-testid=\"delta-row\"]')]; return r.length > 0 && r.every(x => x.dataset.metric.includes('p99'));", Duration::from_secs(5));
-    js("window.__schedlabExports = {}; document.querySelector('[data-testid=\"delta-csv\"]').click(); return true;");
-    wait("the comparison's CSV", "return !!(window.__schedlabExports || {})['schedlab-compare.csv'];", Duration::from_secs(5));
-    let csv = js("return window.__schedlabExports['schedlab-compare.csv'];");
-    assert!(csv.as_str().unwrap_or("").starts_with("scope,name,figure,unit,runs,base_mean"), "{csv}");
+    // The CSV as a user gets it: a click on "download CSV", the file
+    // caught at the download anchor. Then the table unfiltered: the CSV
+    // has its header, a row per task and figure of the table and one per
+    // workload total, with the numbers the table shows (to their rounding).
+    js(DOWNLOAD_STUBS_JS);
+    session.click_css("[data-testid=\"delta-csv\"]");
+    wait("the comparison's CSV", "return window.__e2eOut.saved.length === 1;", Duration::from_secs(5));
+    let (csv_name, csv) = saved_downloads(&session, 0).remove(0);
+    assert_eq!(csv_name, "schedlab-compare.csv");
+    js("const f = document.querySelector('[data-testid=\"delta-filter\"]'); f.value = ''; f.dispatchEvent(new Event('input', { bubbles: true })); return true;");
+    wait("the whole table", "const d = document.querySelector('[data-testid=\"deltas\"]'); return document.querySelectorAll('[data-testid=\"delta-row\"]').length === +d.dataset.shown && !document.querySelector('[data-testid=\"delta-filter\"]').value;", Duration::from_secs(5));
+    let table_shown = js(DELTA_TABLE_JS);
+    check_compare_csv(&csv, &table_shown, 2);
     wait("the link keeps CPU and seeds", "return location.hash.includes('cpu=3') && location.hash.includes('n=2');", Duration::from_secs(5));
     assert_no_console_errors(&session, "the comparison link");
     session.screenshot(&out_dir.join("walk-compare.png"));
@@ -1325,8 +1895,75 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
     //     text box with the same suggestions); a CPU chosen on a lane of
     //     the timeline (found by its hover text) is dropped for CPU 0 when
     //     another comparison preset is chosen.
-    open("page=compare&cp=eevdf-vs-cfs");
+    // Opened by a link while the comparison over 2 seeds is shown (a hash
+    // change, as a link followed in the page): a link without n= is of one
+    // seed, whatever was shown before.
+    session.navigate(&format!("{base}#page=compare&cp=eevdf-vs-cfs"));
+    wait("one seed again", "const r = document.querySelector('[data-testid=\"runs\"]'); return location.hash.includes('cp=eevdf-vs-cfs') && !!r && r.value === '1';", Duration::from_secs(30));
+    thread::sleep(Duration::from_millis(400));
+    assert!(!js("return location.hash;").as_str().unwrap_or_default().contains("n="), "the link written back has no n=");
     wait("the comparison's panes", "return document.querySelectorAll('[data-testid=\"tree-panel\"] h2').length === 2 && !!document.querySelector('[data-testid=\"pane-base\"] [data-testid=\"timeline\"]');", Duration::from_secs(30));
+    let t_panes = Instant::now();
+
+    // 4c. The panes at their first difference: kernel 5.15's pane drawn
+    //     as CFS, 6.18's as EEVDF (check_views, 2 CPUs).
+    wait("the first difference", "const d = document.querySelector('[data-testid=\"divergence\"]'); return !!d && d.dataset.state === 'found';", Duration::from_secs(60));
+    session.click_css("[data-testid=\"btn-jump-diff\"]");
+    wait("both panes at the difference", "const t = Math.min(...[...document.querySelectorAll('.div-side')].map(d => +d.dataset.time)), w = [...document.querySelectorAll('.pane-when')].map(w => +w.dataset.time); return w.length === 2 && t > 0 && w.every(x => x === t);", Duration::from_secs(10));
+    let panes = js(&format!("{VIEWS_FN_JS} return ['base', 'patch'].map(s => views(document.querySelector(`[data-testid=\"pane-${{s}}\"]`)));"));
+    check_views(&panes[0], true, "the comparison's kernel 5.15 pane", 2);
+    check_views(&panes[1], false, "the comparison's kernel 6.18 pane", 2);
+
+    // 4d. Both panes' figures exported as a user does: a click on each
+    //     SVG and PNG button, the files caught at the download anchor.
+    js(DOWNLOAD_STUBS_JS);
+    let n0 = js("return window.__e2eOut.saved.length;").as_u64().unwrap_or(0);
+    for side in ["base", "patch"] {
+        for fig in ["tree", "elig", "lag", "timeline"] {
+            for kind in ["svg", "png"] {
+                session.click_css(&format!("[data-testid=\"pane-{side}\"] [data-testid=\"export-{fig}\"] [data-testid=\"export-{kind}\"]"));
+            }
+        }
+    }
+    wait("sixteen figure files", &format!("return window.__e2eOut.saved.length === {};", n0 + 16), Duration::from_secs(20));
+    check_pane_exports(&session, &saved_downloads(&session, n0 as usize));
+
+    // 4e. Both panes' traces (issue 14 item 2): the download and Perfetto,
+    //     each the run of its pane: its kernel and seed (the preset's 7),
+    //     its five tasks on two CPUs for 200 ms, both CPUs busy all along
+    //     (each has a hog that never sleeps: 2 × 200 ms of CPU time), and
+    //     per task the CPU time and the voluntary and involuntary switches
+    //     of the pane's column in the table (one seed: the run itself).
+    wait("the table", "const d = document.querySelector('[data-testid=\"deltas\"]'); return !!d && d.dataset.state === 'ready';", Duration::from_secs(60));
+    let table = js(DELTA_TABLE_JS);
+    let tasks = ["sleeper.0", "sleeper.1", "sleeper.2", "hog.0", "hog.1"];
+    let mut bodies = Vec::new();
+    for (col, side, kernel) in [(2, "base", "5.15"), (3, "patch", "6.18")] {
+        let (name, trace, got) = trace_buttons(&session, side, &shot);
+        assert_eq!(name, format!("schedlab-{side}.trace.txt"));
+        check_perfetto_handoff(&got, &name, &trace);
+        let title = format!("kernel {kernel} seed 7");
+        let sum = check_ftrace(&trace, &TraceExpect { title: &title, tasks: &tasks, cpus: 2, duration_s: 0.2 });
+        eprintln!("e2e: {name}: {} lines, {:?}", trace.lines().count(), sum.events);
+        assert_eq!(sum.runtime_ns.iter().sum::<u64>(), 400_000_000, "{side}: two CPUs busy for 200 ms: {sum:?}");
+        for (i, task) in tasks.iter().enumerate() {
+            let cell = |figure: &str| {
+                let row = table["rows"].as_array().and_then(|r| r.iter().find(|r| r[0] == json!(task) && r[1] == json!(figure))).unwrap_or_else(|| panic!("no table row {task} / {figure}"));
+                shown_number(row[col].as_str().unwrap_or_default()).unwrap_or_else(|| panic!("{task} / {figure}: {row}"))
+            };
+            for (figure, value) in [("CPU time", sum.runtime_ns[i] as f64 / 1e6), ("voluntary switches", sum.voluntary[i] as f64), ("involuntary switches", sum.involuntary[i] as f64)] {
+                let (v, tol) = cell(figure);
+                assert!((value - v).abs() <= tol, "{side} {task}: {figure} {value} in the trace, {v} in the table");
+            }
+        }
+        bodies.push(trace.lines().skip(6).map(str::to_string).collect::<Vec<_>>());
+    }
+    assert_ne!(bodies[0], bodies[1], "the two panes' traces are of different runs");
+    assert_no_console_errors(&session, "the comparison's exports and traces");
+
+    // 4f. `b` on the Compare page.
+    check_projector_key(&session, "Compare", &shot);
+    eprintln!("e2e: the comparison's views, exports, traces and b took {:.1} s", t_panes.elapsed().as_secs_f64());
     let choosers = js(r#"return ['base', 'patch'].map(n => { const e = document.querySelector(`[data-testid="config-${n}"]`); const l = e.list;
           return { tag: e.tagName, type: e.type, list: l ? l.tagName : null, options: l ? [...l.options].map(o => o.value).join(' ') : null }; });"#);
     eprintln!("e2e: configuration choosers: {}", json!([&choosers[0]["tag"], &choosers[0]["type"], &choosers[0]["list"], &choosers[1]["tag"], &choosers[1]["type"], &choosers[1]["list"]]));
@@ -1401,8 +2038,13 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
     session.screenshot(&out_dir.join("walk-projector.png"));
     assert_eq!(fit["fits"], json!(true), "headline, tree or V line not fully on screen: {fit}");
     assert_eq!(fit["nsmall"], json!(0), "labels under 18 px in projector mode: {fit}");
-    js("window.dispatchEvent(new KeyboardEvent('keydown', { key: 'b', bubbles: true })); return true;");
+    // `b` (a key press) leaves projector mode, and the link says so; then
+    // check_projector_key: b on, every label of the whole page at 18 px
+    // or more, b off, every size as before.
+    session.press_key("b");
     wait("b leaves projector mode", "return !document.querySelector('[data-testid=\"app\"]').classList.contains('big');", Duration::from_secs(5));
+    wait("the link without big=1", "return !location.hash.includes('big=1');", Duration::from_secs(5));
+    check_projector_key(&session, "Lecture", &shot);
 
     // 6. Quiz mode from a link: the explainer and the future are hidden;
     //    a guess, the reveal, the answer is the task that runs.
@@ -1479,61 +2121,19 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
     let t_traces = Instant::now();
     open("p=three-equal-tasks");
     wait("the default run", "const l = document.querySelector('[data-testid=\"event-label\"]'); return !!l && l.textContent.startsWith('event 0 /') && !!document.querySelector('[data-testid=\"btn-trace-lecture\"]');", Duration::from_secs(30));
-    js(r#"
-        const t = window.__schedlabTrace = { blobs: [], saved: [], opened: [], posts: [], pings: 0 };
-        const create = URL.createObjectURL;
-        URL.createObjectURL = function (b) { const u = create.call(URL, b); if (b instanceof Blob) t.blobs.push({ url: u, blob: b }); return u; };
-        const click = HTMLAnchorElement.prototype.click;
-        HTMLAnchorElement.prototype.click = function () {
-          if (this.hasAttribute('download')) { t.saved.push({ name: this.getAttribute('download'), href: this.href }); return; }
-          return click.call(this);
-        };
-        window.open = function (url, target) {
-          t.opened.push([String(url), String(target)]);
-          return { closed: false, postMessage(msg, origin) {
-            t.posts.push({ msg, origin });
-            if (msg === 'PING' && ++t.pings >= 3)
-              setTimeout(() => window.dispatchEvent(new MessageEvent('message', { data: 'PONG', origin: 'https://ui.perfetto.dev' })), 0);
-          } };
-        };
-        return true;"#);
+    js(DOWNLOAD_STUBS_JS);
     let handles_before = session.cmd("GET", "/window/handles", None);
-    session.click(&session.find_css("[data-testid=\"btn-trace-lecture\"]").expect("the download trace button"));
-    wait("the trace download", "const t = window.__schedlabTrace; return t.saved.length === 1 && t.blobs.some(b => b.url === t.saved[0].href);", Duration::from_secs(10));
-    session.click(&session.find_css("[data-testid=\"btn-perfetto-lecture\"]").expect("the open in Perfetto button"));
-    wait("the buffer posted to Perfetto", "return window.__schedlabTrace.posts.some(p => typeof p.msg === 'object');", Duration::from_secs(10));
-    // Past the post: no PING after it (the page stopped its interval).
-    thread::sleep(Duration::from_millis(300));
-    let got = session.execute_async(r#"
-        const done = arguments[arguments.length - 1];
-        const t = window.__schedlabTrace;
-        (async () => {
-          const saved = t.saved[0];
-          const text = await t.blobs.find(b => b.url === saved.href).blob.text();
-          const at = t.posts.findIndex(p => typeof p.msg === 'object');
-          const p = t.posts[at].msg.perfetto || {};
-          done({ name: saved.name, text, opened: t.opened,
-                 before: t.posts.slice(0, at).map(x => [x.msg, x.origin]), after: t.posts.length - at - 1, origin: t.posts[at].origin,
-                 is_buffer: p.buffer instanceof ArrayBuffer, buffer: p.buffer instanceof ArrayBuffer ? new TextDecoder().decode(p.buffer) : null,
-                 title: p.title, file: p.fileName,
-                 notices: [...document.querySelectorAll('[data-testid="notice"] li')].map(l => l.textContent) });
-        })();"#);
+    let (name, trace, got) = trace_buttons(&session, "lecture", &shot);
     let handles_after = session.cmd("GET", "/window/handles", None);
-    let trace = got["text"].as_str().unwrap_or_default();
-    eprintln!("e2e: trace download {} ({} lines), Perfetto: opened {}, {} messages before the buffer, title {}", got["name"], trace.lines().count(), got["opened"], got["before"].as_array().map_or(0, |b| b.len()), got["title"]);
-    assert_eq!(got["name"], json!("schedlab-lecture.trace.txt"), "{}", got["name"]);
-    check_ftrace_of_three_equal_tasks(trace);
+    eprintln!("e2e: trace download {name} ({} lines), Perfetto: opened {}, {} messages before the buffer, title {}", trace.lines().count(), got["opened"], got["before"].as_array().map_or(0, |b| b.len()), got["title"]);
+    assert_eq!(name, "schedlab-lecture.trace.txt");
+    check_ftrace_of_three_equal_tasks(&trace);
+    check_perfetto_handoff(&got, &name, &trace);
     // Each button said what it made: one notice per export, of this many lines.
     let said = format!("Trace of the lecture run: {} lines, ", trace.lines().count());
-    let notices: Vec<&str> = got["notices"].as_array().map(|a| a.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
+    let notices = js("return [...document.querySelectorAll('[data-testid=\"notice\"] li')].map(l => l.textContent);");
+    let notices: Vec<&str> = notices.as_array().map(|a| a.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
     assert_eq!(notices.iter().filter(|n| n.starts_with(&said)).count(), 2, "{said:?} twice in {notices:?}");
-    assert_eq!(got["opened"], json!([["https://ui.perfetto.dev", "_blank"]]), "one window, Perfetto UI's: {}", got["opened"]);
-    let before = got["before"].as_array().cloned().unwrap_or_default();
-    assert!(before.len() >= 3 && before.iter().all(|m| *m == json!(["PING", "https://ui.perfetto.dev"])), "PING (to Perfetto's origin) until PONG, which came at the third: {before:?}");
-    assert_eq!((got["origin"].as_str(), got["after"].as_u64()), (Some("https://ui.perfetto.dev"), Some(0)), "the buffer goes once to Perfetto's origin, and the pings stop: {got}");
-    assert_eq!(got["is_buffer"], json!(true), "perfetto.buffer is an ArrayBuffer");
-    assert_eq!(got["buffer"].as_str(), Some(trace), "Perfetto gets the bytes of the download");
-    assert_eq!((got["title"].as_str(), got["file"].as_str()), (Some("schedlab-lecture.trace.txt"), Some("schedlab-lecture.trace.txt")));
     assert_eq!(handles_after, handles_before, "no real window was opened");
 
     // Choosing a recorded trace in the panel's file input: the study worker
@@ -1559,7 +2159,56 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
     }
     assert_no_console_errors(&session, "the trace download, open in Perfetto and a trace import");
     session.screenshot(&out_dir.join("walk-traces.png"));
-    eprintln!("e2e: traces (download, Perfetto, import) took {:.1} s", t_traces.elapsed().as_secs_f64());
+
+    // 10c. A study cell's run (issue 14 item 2), through the trace buttons
+    //      of the lecture view the cell opens it in. The study (TINY_STUDY):
+    //      a sleeper beside three hogs on two CPUs for 20 ms, 2 seeds under
+    //      5.15 and 6.18; the hogs' metric is the CPU time they got, in
+    //      CPUs. The trace of the 6.18 cell's run is of its configuration
+    //      and seed (the seed the cell's title names), of its four tasks on
+    //      two CPUs for 20 ms, both CPUs busy all along (three hogs for two
+    //      CPUs: 2 × 20 ms of CPU time), and its hogs' CPU time over the
+    //      20 ms is the study's value for that seed (the "seed N" column of
+    //      the study's CSV, downloaded as a user does).
+    open("page=study");
+    wait("the study page", &shown("study"), Duration::from_secs(30));
+    js(DOWNLOAD_STUBS_JS);
+    js(&format!(
+        r#"const a = document.querySelector('[data-testid="study-editor"]'); a.value = {}; a.dispatchEvent(new Event('input', {{ bubbles: true }}));
+           document.querySelector('[data-testid="study-run"]').click(); return true;"#,
+        serde_json::to_string(TINY_STUDY).unwrap()
+    ));
+    wait("the tiny study", "const p = document.querySelector('[data-testid=\"study-progress\"]'); return +p.dataset.total === 4 && +p.dataset.done === 4;", Duration::from_secs(60));
+    session.click_css("[data-testid=\"study-csv\"]");
+    wait("the study's CSV", "return window.__e2eOut.saved.length === 1;", Duration::from_secs(10));
+    let (csv_name, csv) = saved_downloads(&session, 0).remove(0);
+    assert_eq!(csv_name, "schedlab-study.csv");
+    let cell = "[data-testid=\"study-cell\"][data-row=\"0\"][data-config=\"1\"] button";
+    let title = js(&format!("return document.querySelector('{cell}').title;"));
+    let seed: u64 = title.as_str().and_then(|t| t.split("open seed ").nth(1)).and_then(|r| r.split_whitespace().next()).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("the cell's title names its seed: {title}"));
+    let header = csv_fields(csv.lines().next().unwrap_or_default());
+    let column = header.iter().position(|h| *h == format!("seed {seed}")).unwrap_or_else(|| panic!("no seed {seed} column: {header:?}"));
+    let row = csv.lines().skip(1).map(csv_fields).find(|r| r.get(2).map(String::as_str) == Some("6.18")).unwrap_or_else(|| panic!("no 6.18 row: {csv}"));
+    let study_value: f64 = row[column].parse().unwrap_or_else(|_| panic!("seed {seed}'s value: {row:?}"));
+    session.click_css(cell);
+    wait("the cell's run in the lecture view", "const h = document.querySelector('[data-testid=\"opened-hash\"]'); return document.querySelector('[data-testid=\"app\"]').dataset.page === 'lecture' && !!h && h.dataset.hash.length === 16;", Duration::from_secs(30));
+    let names = js("return [...document.querySelectorAll('[data-testid=\"jump-task\"] option')].slice(1).map(o => [+o.value, o.textContent]);");
+    let names: Vec<String> = names.as_array().cloned().unwrap_or_default().iter().enumerate().map(|(i, o)| {
+        assert_eq!(o[0].as_u64(), Some(i as u64), "tasks in the scenario's order: {o}");
+        o[1].as_str().unwrap_or_default().to_string()
+    }).collect();
+    let (name, trace, got) = trace_buttons(&session, "lecture", &shot);
+    check_perfetto_handoff(&got, &name, &trace);
+    let title = format!("kernel 6.18 seed {seed}");
+    let tasks: Vec<&str> = names.iter().map(String::as_str).collect();
+    let sum = check_ftrace(&trace, &TraceExpect { title: &title, tasks: &tasks, cpus: 2, duration_s: 0.020 });
+    let hogs_ns: u64 = tasks.iter().zip(&sum.runtime_ns).filter(|(n, _)| n.starts_with("hogs.")).map(|(_, ns)| ns).sum();
+    eprintln!("e2e: the study cell's trace ({title}, tasks {tasks:?}): {:?}; hogs {} ms of 20 ms, study {study_value} CPUs", sum.events, hogs_ns as f64 / 1e6);
+    assert_eq!(tasks.iter().filter(|n| n.starts_with("hogs.")).count(), 3, "three hogs: {tasks:?}");
+    assert_eq!(sum.runtime_ns.iter().sum::<u64>(), 40_000_000, "two CPUs busy for 20 ms: {sum:?}");
+    assert!((hogs_ns as f64 / 20e6 - study_value).abs() < 1e-9, "the hogs' CPU time in the trace, {} CPUs, is the study's {study_value} for seed {seed}", hogs_ns as f64 / 20e6);
+    assert_no_console_errors(&session, "a study cell's trace");
+    eprintln!("e2e: traces (download, Perfetto, import, a comparison's panes and a study cell) took {:.1} s", t_traces.elapsed().as_secs_f64());
     let walk_s = t_walk.elapsed().as_secs_f64();
 
     // 11. The monkey: random clicks, choices and keys on every page, from
@@ -1613,63 +2262,143 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
     session.close();
 }
 
-/// Checks that `trace` is the ftrace text of a run of the default preset
-/// (assets/presets/01-three-equal-tasks.toml: hogs A, B, C on one CPU for
-/// 30 ms at HZ=1000). Every event line has the shape Perfetto's systrace
-/// tokenizer reads, `TASK-PID (TGID) [CPU] FLAGS SECONDS.FRACTION: EVENT:
-/// ARGS`, on CPU 0, in time order; a `sched_switch` is logged by the task
-/// it switches out (`<idle>-0` for the idle task), and names A, B, C as pids 1000..1002 (the exporter's
-/// PID_BASE + task index) or the idle task. Each hog is switched in at
-/// least 5 times: with a 0.7 ms slice a switch comes at every 1 ms tick,
-/// about 30 switches in turn, about 10 per task.
-fn check_ftrace_of_three_equal_tasks(trace: &str) {
-    assert!(trace.starts_with("# tracer: nop\n"), "no ftrace header: {}", &trace[..trace.len().min(200)]);
-    let pid_of = |comm: &str| match comm {
-        "A" => Some(1000),
-        "B" => Some(1001),
-        "C" => Some(1002),
-        "swapper/0" => Some(0),
-        _ => None,
+/// What a run's ftrace text must show: its header title, its tasks in the
+/// scenario's order (task `i` is pid 1000 + i, the exporter's PID_BASE +
+/// task index), its number of CPUs and its simulated duration.
+struct TraceExpect<'a> {
+    title: &'a str,
+    tasks: &'a [&'a str],
+    cpus: u32,
+    duration_s: f64,
+}
+
+/// What a checked trace held: per task (scenario order) how often it was
+/// switched in, its CPU time (ns, from its `sched_switch` intervals, the
+/// last one closed at the end of the run), how often it left the CPU
+/// asleep (prev_state S or D: voluntary) or preempted (R+: involuntary);
+/// per event name the count.
+#[derive(Debug)]
+struct TraceSummary {
+    switched_in: Vec<u32>,
+    runtime_ns: Vec<u64>,
+    voluntary: Vec<u32>,
+    involuntary: Vec<u32>,
+    events: std::collections::BTreeMap<String, usize>,
+}
+
+/// Checks that `trace` is ftrace text of the run `want` describes, in the
+/// form Perfetto's systrace importer reads: the `# tracer: nop` header
+/// with `# schedlab TITLE (N CPUs, M tasks)`, then event lines `TASK-PID
+/// (TGID) [CPU] FLAGS SECONDS.FRACTION: EVENT: ARGS` in time order, within
+/// the run, on its CPUs. A `sched_switch` is logged by the task it switches
+/// out (`<idle>-0`, comm `swapper/N`, for the idle task), names tasks of
+/// the run with their pids and prios, has a valid prev_state, and on each
+/// CPU its prev is the previous switch's next (the first one leaves the
+/// idle task). `sched_waking`/`sched_wakeup`/`sched_wakeup_new` name a
+/// task of the run and a CPU of the machine (`sched_wakeup_new` once per
+/// task), `sched_migrate_task` two different CPUs of it.
+fn check_ftrace(trace: &str, want: &TraceExpect) -> TraceSummary {
+    let head: Vec<&str> = trace.lines().take(3).collect();
+    assert_eq!(head.first().copied(), Some("# tracer: nop"), "no ftrace header: {}", &trace[..trace.len().min(300)]);
+    let title = format!("# schedlab {} ({} CPUs, {} tasks)", want.title, want.cpus, want.tasks.len());
+    assert_eq!(head.get(2).copied(), Some(title.as_str()), "the header names the run");
+    let n = want.tasks.len();
+    let task_of = |comm: &str, pid: &str| -> Option<Option<usize>> {
+        let pid: u32 = pid.parse().ok()?;
+        if pid == 0 {
+            return comm.starts_with("swapper/").then_some(None);
+        }
+        let i = (pid as usize).checked_sub(1000).filter(|&i| i < n)?;
+        (want.tasks[i] == comm).then_some(Some(i))
     };
+    let cpu_ok = |c: &str| c.len() == 3 && c.parse::<u32>().is_ok_and(|c| c < want.cpus);
     let mut last_ts = 0.0f64;
-    let mut switched_in = [0u32; 3];
-    let mut events = 0;
+    let mut summary = TraceSummary { switched_in: vec![0; n], runtime_ns: vec![0; n], voluntary: vec![0; n], involuntary: vec![0; n], events: Default::default() };
+    // Per CPU: who runs, and since when (ns).
+    let mut on_cpu: Vec<(Option<usize>, u64)> = vec![(None, 0); want.cpus as usize];
+    let mut forked = vec![0u32; n];
+    let end_ns = (want.duration_s * 1e9).round() as u64;
     for line in trace.lines().filter(|l| !l.starts_with('#')) {
         let bad = || format!("not an ftrace event line: {line:?}");
         let (head, rest) = line.split_once(") [").unwrap_or_else(|| panic!("{}", bad()));
         let (task, tgid) = head.rsplit_once(" (").unwrap_or_else(|| panic!("{}", bad()));
-        let (comm, pid) = task.trim_start().trim_end().rsplit_once('-').unwrap_or_else(|| panic!("{}", bad()));
+        let (comm, pid) = task.trim().rsplit_once('-').unwrap_or_else(|| panic!("{}", bad()));
         assert!(pid.parse::<u32>().is_ok() && tgid.trim().parse::<u32>().is_ok(), "{}", bad());
         let (cpu, rest) = rest.split_once("] ").unwrap_or_else(|| panic!("{}", bad()));
-        assert_eq!(cpu, "000", "one CPU: {line}");
+        assert!(cpu_ok(cpu), "a CPU of the machine: {line}");
         let (flags, rest) = rest.split_once(' ').unwrap_or_else(|| panic!("{}", bad()));
         assert_eq!(flags.len(), 4, "{}", bad());
         let (ts, rest) = rest.split_once(": ").unwrap_or_else(|| panic!("{}", bad()));
         let (secs, frac) = ts.split_once('.').unwrap_or_else(|| panic!("{}", bad()));
-        assert!(!secs.is_empty() && !frac.is_empty() && ts.bytes().all(|b| b.is_ascii_digit() || b == b'.'), "{}", bad());
+        assert!(!secs.is_empty() && frac.len() == 9 && ts.bytes().all(|b| b.is_ascii_digit() || b == b'.'), "{}", bad());
+        let ts_ns = secs.parse::<u64>().unwrap() * 1_000_000_000 + frac.parse::<u64>().unwrap();
         let ts: f64 = ts.parse().unwrap();
-        assert!(ts >= last_ts && ts <= 0.030_001, "time order, within the 30 ms run: {line}");
+        assert!(ts >= last_ts && ts_ns <= end_ns, "time order, within the {} s run: {line}", want.duration_s);
         last_ts = ts;
         let (event, args) = rest.split_once(": ").unwrap_or_else(|| panic!("{}", bad()));
-        events += 1;
-        if event != "sched_switch" {
-            continue;
-        }
+        *summary.events.entry(event.to_string()).or_default() += 1;
         let arg = |k: &str| {
             args.split(' ').find_map(|kv| kv.strip_prefix(k).and_then(|v| v.strip_prefix('='))).unwrap_or_else(|| panic!("no {k} in {line}"))
         };
-        let (prev, next) = (arg("prev_comm"), arg("next_comm"));
-        // The idle task's lines are `<idle>-0`, its comm `swapper/N`, as the kernel's.
-        let logger = if pid == "0" { "swapper/0" } else { comm };
-        assert_eq!((logger, pid), (prev, arg("prev_pid")), "logged by the task switched out: {line}");
-        for (c, p) in [(prev, arg("prev_pid")), (next, arg("next_pid"))] {
-            assert_eq!(pid_of(c).map(|x: u32| x.to_string()).as_deref(), Some(p), "a task of the run with its pid: {line}");
-        }
-        if let Some(i) = ["A", "B", "C"].iter().position(|&n| n == next) {
-            switched_in[i] += 1;
+        match event {
+            "sched_switch" => {
+                let (prev, next) = (arg("prev_comm"), arg("next_comm"));
+                // The idle task's lines are `<idle>-0`, its comm `swapper/N`, as the kernel's.
+                let logger = if pid == "0" { format!("swapper/{}", cpu.parse::<u32>().unwrap()) } else { comm.to_string() };
+                assert_eq!((logger.as_str(), pid), (prev, arg("prev_pid")), "logged by the task switched out: {line}");
+                let p = task_of(prev, arg("prev_pid")).unwrap_or_else(|| panic!("prev is a task of the run with its pid: {line}"));
+                let q = task_of(next, arg("next_pid")).unwrap_or_else(|| panic!("next is a task of the run with its pid: {line}"));
+                assert!(arg("prev_prio").parse::<u32>().is_ok_and(|p| p < 140) && arg("next_prio").parse::<u32>().is_ok_and(|p| p < 140), "prios: {line}");
+                assert!(["R", "R+", "S", "D", "X"].contains(&arg("prev_state")), "prev_state: {line}");
+                assert!(args.contains(" ==> "), "{}", bad());
+                let c = &mut on_cpu[cpu.parse::<usize>().unwrap()];
+                assert_eq!(c.0, p, "the task switched out is the one the CPU's last switch put on it: {line}");
+                if let Some(p) = p {
+                    summary.runtime_ns[p] += ts_ns - c.1;
+                    match arg("prev_state") {
+                        "S" | "D" => summary.voluntary[p] += 1,
+                        "R+" => summary.involuntary[p] += 1,
+                        _ => {}
+                    }
+                }
+                if let Some(q) = q {
+                    summary.switched_in[q] += 1;
+                }
+                *c = (q, ts_ns);
+            }
+            "sched_waking" | "sched_wakeup" | "sched_wakeup_new" => {
+                let t = task_of(arg("comm"), arg("pid")).flatten().unwrap_or_else(|| panic!("a task of the run wakes: {line}"));
+                assert!(cpu_ok(arg("target_cpu")), "target_cpu: {line}");
+                if event == "sched_wakeup_new" {
+                    forked[t] += 1;
+                }
+            }
+            "sched_migrate_task" => {
+                task_of(arg("comm"), arg("pid")).flatten().unwrap_or_else(|| panic!("a task of the run moves: {line}"));
+                let (a, b) = (arg("orig_cpu").parse::<u32>().unwrap(), arg("dest_cpu").parse::<u32>().unwrap());
+                assert!(a != b && a < want.cpus && b < want.cpus, "{line}");
+            }
+            _ => {}
         }
     }
-    assert!(switched_in.iter().all(|&n| n >= 5), "switches to A, B, C: {switched_in:?} in {events} events");
+    assert!(forked.iter().all(|&f| f == 1), "sched_wakeup_new once per task: {forked:?}");
+    for (t, since) in on_cpu.into_iter().filter_map(|(t, s)| Some((t?, s))) {
+        summary.runtime_ns[t] += end_ns - since;
+    }
+    summary
+}
+
+/// [`check_ftrace`] for a run of the default preset
+/// (assets/presets/01-three-equal-tasks.toml: hogs A, B, C on one CPU for
+/// 30 ms at HZ=1000, kernel 6.18, seed 1). Each hog is switched in at least
+/// 5 times: with a 0.7 ms slice a switch comes at every 1 ms tick, about
+/// 30 switches in turn, about 10 per task; and each gets its third of
+/// the CPU: 30 ms / 3 = 10 ms, give or take the tick (1 ms) at which the
+/// rotation stands when the run ends.
+fn check_ftrace_of_three_equal_tasks(trace: &str) {
+    let s = check_ftrace(trace, &TraceExpect { title: "kernel 6.18 seed 1", tasks: &["A", "B", "C"], cpus: 1, duration_s: 0.030 });
+    assert!(s.switched_in.iter().all(|&n| n >= 5), "switches to A, B, C: {s:?}");
+    assert!(s.runtime_ns.iter().all(|&ns| ns.abs_diff(10_000_000) <= 1_000_000), "each hog's third of 30 ms: {s:?}");
 }
 
 // -------------------------------------------------------------- webdriver ---
@@ -1824,6 +2553,30 @@ impl Session {
             "/execute/sync",
             Some(json!({ "script": script, "args": [] })),
         )
+    }
+
+    /// A script called with `args` (its `arguments`).
+    fn execute_with(&self, script: &str, args: Value) -> Value {
+        self.cmd("POST", "/execute/sync", Some(json!({ "script": script, "args": args })))
+    }
+
+    /// Presses and releases `key` as a keyboard does (W3C actions: the
+    /// browser sends keydown/keyup to the focused element), after moving
+    /// the focus out of any text field.
+    fn press_key(&self, key: &str) {
+        self.execute("if (document.activeElement && document.activeElement.blur) document.activeElement.blur(); return true;");
+        let keys = json!([{ "type": "keyDown", "value": key }, { "type": "keyUp", "value": key }]);
+        self.cmd("POST", "/actions", Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": keys }] })));
+        self.cmd("DELETE", "/actions", None);
+    }
+
+    /// Clicks the element `css` finds, scrolled to the middle of the
+    /// window first (a sticky bar at the top would take a click on an
+    /// element WebDriver scrolls to the top edge).
+    fn click_css(&self, css: &str) {
+        let el = self.find_css(css).unwrap_or_else(|e| panic!("{css}: {e}"));
+        self.execute_with("arguments[0].scrollIntoView({ block: 'center' }); return true;", json!([{ ELEMENT_KEY: el.0 }]));
+        self.click(&el);
     }
 
     fn click(&self, el: &Element) {

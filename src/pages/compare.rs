@@ -686,11 +686,13 @@ impl Cmp {
                 problems.push("The link's timeline window lies after the end of the run; the whole run is shown.".to_string());
             }
         }
-        if let Some(n) = link.runs {
-            if n != self.runs.get_untracked() {
-                self.runs.set(n);
-                self.restart_deltas();
-            }
+        // A link without `n=` is of one seed (link() writes n only when it
+        // is not 1): a comparison opened by such a link drops the seeds
+        // of the one shown before.
+        let n = link.runs.unwrap_or(1);
+        if n != self.runs.get_untracked() {
+            self.runs.set(n);
+            self.restart_deltas();
         }
         problems
     }
@@ -742,9 +744,11 @@ impl Cmp {
 
 /// Provides a pane's run to the lecture views inside it, in an owner of
 /// its own: the two panes' contexts never see each other, nor leak to
-/// what is shown after the page.
+/// what is shown after the page. Its figures' files are named
+/// `schedlab-{side}-…` (`side`: base or patch).
 #[component]
-fn PaneScope(ctx: Ctx, children: Children) -> impl IntoView {
+fn PaneScope(ctx: Ctx, side: &'static str, children: Children) -> impl IntoView {
+    provide_context(crate::export::FigurePrefix(if side == "base" { "schedlab-base" } else { "schedlab-patch" }));
     view! { <Provider value=ctx>{children()}</Provider> }
 }
 
@@ -815,7 +819,7 @@ fn Pane(cmp: Cmp, side: usize) -> impl IntoView {
             </div>
             {move || error.get().map(|e| view! { <div class="scenario-error" role="alert" data-testid=format!("config-error-{name}")>{e}</div> })}
             {sources}
-            <PaneScope ctx=ctx>
+            <PaneScope ctx=ctx side=name>
                 <TimelineView />
                 <TreeView />
                 <EligibilityView />

@@ -805,11 +805,17 @@ fn Plots() -> impl IntoView {
         // Removed when the page is left (the stored value is dropped).
         StoredValue::new_local(on);
     }
+    // Projector mode draws the charts larger (plots::prepare reads it from
+    // the page, after this frame's update).
+    let big = use_context::<crate::state::Ctx>().map(|c| c.ui.big);
     // Redraw (in an animation frame) when the table changes.
     Effect::new(move |_| {
         st.table.track();
         st.cdf_row.track();
         resized.track();
+        if let Some(b) = big {
+            b.track();
+        }
         request_animation_frame(move || {
             let Some(t) = st.table.try_get_untracked().flatten() else { return };
             let c = charts(st, &t);

@@ -88,10 +88,11 @@ pub fn EligibilityView() -> impl IntoView {
         }
     };
     let svg_box = NodeRef::<leptos::html::Div>::new();
+    let prefix = crate::export::figure_prefix();
     let export = Callback::new(move |(light, png): (bool, bool)| {
         let el = svg_box.get_untracked().and_then(|b| b.query_selector("svg").ok().flatten()).ok_or("nothing drawn")?;
         let cpu = ui.frame.with_untracked(|f| f.cpu);
-        save_svg(&el, &format!("schedlab-eligibility-cpu{cpu}"), light, png)
+        save_svg(&el, &format!("{prefix}-eligibility-cpu{cpu}"), light, png)
     });
     view! {
         <section class="panel elig-panel" data-testid="elig-panel">

@@ -88,6 +88,8 @@ pub fn parse_rgb(s: &str) -> Option<Rgb> {
 /// Font sizes in CSS px: tick labels and legend, and titles.
 const LABEL_PX: f64 = 12.0;
 const TITLE_PX: f64 = 13.0;
+/// How much larger a chart is drawn in projector mode: 12 px labels at 18 px.
+const BIG_ZOOM: f64 = 1.5;
 
 fn color((r, g, b): (u8, u8, u8)) -> BackendColor {
     BackendColor { alpha: 1.0, rgb: (r, g, b) }
@@ -185,8 +187,12 @@ struct Prepared {
 
 /// Sizes the canvas's bitmap to its shown size (CSS px, from style.css)
 /// times the device pixel ratio, scales its context so that drawing is in
-/// CSS px, and clears it in the theme's background.
+/// CSS px, and clears it in the theme's background. In projector mode
+/// (the canvas is inside `.app.big`) everything is drawn [`BIG_ZOOM`]
+/// times larger: labels of 12 px become 18 px; style.css makes such a
+/// canvas as much larger, so the chart keeps its layout.
 fn prepare(canvas: &web_sys::HtmlCanvasElement) -> Option<Prepared> {
+    let zoom = if canvas.closest(".app.big").ok().flatten().is_some() { BIG_ZOOM } else { 1.0 };
     let w = match canvas.client_width() {
         0 => canvas.parent_element().map_or(600, |p| p.client_width()),
         w => w,
@@ -204,7 +210,8 @@ fn prepare(canvas: &web_sys::HtmlCanvasElement) -> Option<Prepared> {
         canvas.set_height(ph);
     }
     let g: web_sys::CanvasRenderingContext2d = canvas.get_context("2d").ok()??.dyn_into().ok()?;
-    let _ = g.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    let _ = g.set_transform(dpr * zoom, 0.0, 0.0, dpr * zoom, 0.0, 0.0);
+    let (w, h) = (w / zoom, h / zoom);
     let theme = Theme::of(canvas);
     let mut backend = CanvasBackend::with_canvas_object(canvas.clone())?;
     let _ = backend.draw_rect((0, 0), (w as i32 + 1, h as i32 + 1), &color(theme.bg), true);

@@ -345,9 +345,10 @@ pub fn TimelineView() -> impl IntoView {
         .filter(|k| !matches!(k, MarkKind::Nice | MarkKind::Other))
         .map(|&k| view! { <span class="lg-mark"><i style=format!("background:{}", mark_color(k))></i>{k.label()}</span> })
         .collect_view();
+    let prefix = crate::export::figure_prefix();
     let export = Callback::new(move |(_light, png): (bool, bool)| {
         let el = canvas.get_untracked().ok_or("no timeline drawn")?;
-        save_canvas(&el, "schedlab-timeline", png)
+        save_canvas(&el, &format!("{prefix}-timeline"), png)
     });
     view! {
         <section class="panel timeline-panel" data-testid="timeline-panel">

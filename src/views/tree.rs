@@ -177,10 +177,11 @@ pub fn TreeView() -> impl IntoView {
         }
     };
     let svg_box = NodeRef::<leptos::html::Div>::new();
+    let prefix = crate::export::figure_prefix();
     let export = Callback::new(move |(light, png): (bool, bool)| {
         let el = svg_box.get_untracked().and_then(|b| b.query_selector("svg").ok().flatten()).ok_or("no tree drawn")?;
         let cpu = ui.frame.with_untracked(|f| f.cpu);
-        save_svg(&el, &format!("schedlab-tree-cpu{cpu}"), light, png)
+        save_svg(&el, &format!("{prefix}-tree-cpu{cpu}"), light, png)
     });
     let cfs = move || !ui.setup.with(|s| s.eevdf);
     view! {
