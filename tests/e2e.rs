@@ -1673,24 +1673,25 @@ fn check_projector_key(session: &Session, page: &str, shot: &Path) {
     let before = labels("record");
     assert_eq!(before["big"], json!(false), "{page}: projector mode is off to begin with: {before}");
     assert!(before["nsmall"].as_u64().unwrap_or(0) > 0, "{page}: without projector mode some labels are under 18 px (else this check proves nothing): {before}");
-    session.execute(CANVAS_TEXT_JS);
-    session.press_key("b");
-    session.wait_true(&format!("{page}: b turns projector mode on"), "return document.querySelector('[data-testid=\"app\"]').classList.contains('big');", Duration::from_secs(5), shot);
-    let canvas_on = drawn("in projector mode");
-    thread::sleep(Duration::from_millis(300));
-    let on = labels("");
+    // Press b; once the page has changed mode and drawn its canvases
+    // again, their text sizes and PROJECTOR_LABELS_JS's findings.
+    let toggle = |on: bool| {
+        session.execute(CANVAS_TEXT_JS);
+        session.press_key("b");
+        let what = if on { "b turns projector mode on" } else { "b again turns it off" };
+        session.wait_true(&format!("{page}: {what}"), &format!("return document.querySelector('[data-testid=\"app\"]').classList.contains('big') === {on};"), Duration::from_secs(5), shot);
+        let canvas = drawn(if on { "in projector mode" } else { "after projector mode" });
+        thread::sleep(Duration::from_millis(300));
+        (canvas, labels(if on { "" } else { "compare" }))
+    };
+    let (canvas_on, on) = toggle(true);
     eprintln!("e2e: {page} in projector mode (b): {} HTML and {} SVG labels, {} under 18 px; canvas text {canvas_on}", on["html"], on["svg"], on["nsmall"]);
     assert_eq!(on["nsmall"], json!(0), "{page}: labels under 18 px in projector mode: {on}");
     assert!(on["html"].as_u64().unwrap_or(0) > 20, "{page}: {on}");
     if canvas_on["n"].as_u64().unwrap_or(0) > 0 {
         assert!(canvas_on["min"].as_f64().unwrap_or(0.0) >= 17.99, "{page}: canvas text under 18 px in projector mode: {canvas_on}");
     }
-    session.execute(CANVAS_TEXT_JS);
-    session.press_key("b");
-    session.wait_true(&format!("{page}: b again turns it off"), "return !document.querySelector('[data-testid=\"app\"]').classList.contains('big');", Duration::from_secs(5), shot);
-    let canvas_off = drawn("after projector mode");
-    thread::sleep(Duration::from_millis(300));
-    let off = labels("compare");
+    let (canvas_off, off) = toggle(false);
     eprintln!("e2e: {page} after b again: {} elements at their size of before, {} not; canvas text {canvas_off}", off["same"], off["changed"]);
     assert!(off["changed"] == json!(0) && off["same"].as_u64().unwrap_or(0) > 20, "{page}: b again restores every font size: {off}");
     assert_eq!(off["nsmall"], before["nsmall"], "{page}: as many small labels as before: {off} vs {before}");
