@@ -288,6 +288,7 @@ fn lecture_view_in_headless_chromium() {
         r#"const s = document.querySelector('[data-testid="preset"]'); s.value = 'run-to-parity';
           s.dispatchEvent(new Event('change', { bubbles: true })); return true;"#,
     );
+    let t_cfs = Instant::now();
     wait("the run-to-parity preset", "return document.querySelector('[data-testid=\"preset\"]').value === 'run-to-parity';", Duration::from_secs(10));
     for (kernel, cfs) in [("5.15", true), ("6.18", false)] {
         js(&format!(
@@ -299,6 +300,7 @@ fn lecture_view_in_headless_chromium() {
         check_cfs_view(&seen, kernel, cfs);
         session.screenshot(&out_dir.join(format!("lecture-kernel-{kernel}.png")));
     }
+    eprintln!("e2e: the CFS and EEVDF views took {:.1} s", t_cfs.elapsed().as_secs_f64());
     js(
         r#"const s = document.querySelector('[data-testid="preset"]'); s.value = 'three-equal-tasks';
           s.dispatchEvent(new Event('change', { bubbles: true })); return true;"#,
