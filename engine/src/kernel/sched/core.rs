@@ -231,8 +231,8 @@ pub struct Sched {
     /// The CPUs available_idle_cpu() finds idle (nothing running, nothing
     /// queued), kept beside `rq.curr` and `rq.nr_running` wherever they
     /// change, so that a wakeup's scan of a large LLC tests one bit per
-    /// CPU instead of reading each CPU's run queue (half the cycles of a
-    /// 256-CPU run were those reads).
+    /// CPU instead of reading each CPU's run queue (the scan was 35 % of
+    /// a 256-CPU run's time, `perf record`).
     pub idle_mask: CpuMask,
     /// SCHED_IDLE tasks and idle groups: while there is none, no CPU can
     /// be sched_idle_cpu() and the scan need not look at its queue.
