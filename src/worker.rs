@@ -213,6 +213,8 @@ pub fn ask(req: &Request, done: Box<dyn FnOnce(Result<Reply, String>)>) {
             }
             return;
         }
+        // Nothing the worker still posts may reach the handler dropped below.
+        worker.set_onmessage(None);
         worker.terminate();
         let (done, handler) = {
             let mut s = st.borrow_mut();

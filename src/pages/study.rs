@@ -117,7 +117,13 @@ struct WorkerHandle {
 }
 
 impl Drop for WorkerHandle {
+    /// The handlers go before the closures they point at: a message the
+    /// worker posted before terminate() may still be dispatched, and would
+    /// call a dropped closure ("closure invoked recursively or after being
+    /// dropped", seen after 10 minutes of the e2e monkey).
     fn drop(&mut self) {
+        self.worker.set_onmessage(None);
+        self.worker.set_onerror(None);
         self.worker.terminate();
     }
 }
