@@ -5,6 +5,7 @@
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 pub(crate) mod audit;
+mod balance;
 mod cfs;
 mod cfs65;
 mod idle;

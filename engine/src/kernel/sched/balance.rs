@@ -185,11 +185,13 @@ impl Sched {
         }
     }
 
-    /// Mirrors `update_newidle_cost()` (fair.c, v6.17+): track the most a
-    /// newidle balance of the domain cost, capped at migration_cost + 200
-    /// ns, decayed by 253/256 per second.
+    /// Mirrors `update_newidle_cost()` (fair.c, v6.6; v6.17+ with
+    /// NEWIDLE_COST_BUMP): track the most a newidle balance of the domain
+    /// cost, decayed by 253/256 per second; v6.17 caps it at
+    /// migration_cost + 200 ns, since failures now inflate it.
     fn update_newidle_cost(&mut self, cpu: u32, level: usize, cost: u64) -> bool {
-        let (jiffies, hz, cap) = (self.jiffies(), self.tun.hz as u64, self.tun.migration_cost + 200);
+        let (jiffies, hz) = (self.jiffies(), self.tun.hz as u64);
+        let cap = if self.feat.has(Feature::NEWIDLE_COST_BUMP) { self.tun.migration_cost + 200 } else { u64::MAX };
         let st = &mut self.sd[cpu as usize][level];
         if cost > st.max_newidle_lb_cost {
             st.max_newidle_lb_cost = cost.min(cap);
@@ -202,9 +204,10 @@ impl Sched {
         false
     }
 
-    /// Mirrors `sched_balance_newidle()` (fair.c, v6.18): a CPU about to go
-    /// idle tries to pull work, domain by domain, while its expected idle
-    /// time covers the cost. Returns true if it pulled a task.
+    /// Mirrors `sched_balance_newidle()` (fair.c, v6.18; `newidle_balance()`
+    /// in v6.6, the same but for NEWIDLE_COST_BUMP): a CPU about to go idle
+    /// tries to pull work, domain by domain, while its expected idle time
+    /// covers the cost. Returns true if it pulled a task.
     pub(crate) fn sched_balance_newidle(&mut self, cpu: u32) -> bool {
         self.rqs[cpu as usize].idle_stamp = self.now.max(1);
         let levels = self.topo.domains[cpu as usize].len();
@@ -229,7 +232,9 @@ impl Sched {
                 // The balance's cost: looking at every CPU of the domain.
                 let mut domain_cost = self.topo.domains[cpu as usize][level].span_weight as u64 * self.tun.cost_scan;
                 curr_cost += domain_cost;
-                if !pulled {
+                // v6.17: a balance that pulled nothing is "not effective";
+                // bump the cost so that fewer follow (NEWIDLE_COST_BUMP).
+                if !pulled && self.feat.has(Feature::NEWIDLE_COST_BUMP) {
                     domain_cost = 3 * self.sd[cpu as usize][level].max_newidle_lb_cost / 2;
                 }
                 self.update_newidle_cost(cpu, level, domain_cost);

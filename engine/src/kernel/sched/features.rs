@@ -134,6 +134,12 @@ sched_features! {
     /// select_idle_cpu(): skip CPUs in the LLC's overloaded mask, which each
     /// CPU updates at its tick (seed 002; never merged).
     SIS_FILTER = [0, 0, 0, 0, 0, 0], "patch (seeds/002, Abel Wu, 2022)";
+    /// sched_balance_newidle(): a newidle balance of a domain that pulled
+    /// nothing counts as 1.5× the domain's largest cost so far, and
+    /// update_newidle_cost() caps that cost at migration_cost + 200 ns, so
+    /// that failing newidle balances become rare. Off (v5.15–v6.16, v6.19):
+    /// the domain's cost is what the balance took, uncapped.
+    NEWIDLE_COST_BUMP = [0, 0, 0, 0, 0, 1], "schedlab (155213a2aed4 \"sched/fair: Bump sd->max_newidle_lb_cost when newidle balance fails\", v6.17; reverted by d206fbad9328 in v6.19)";
     /// The load balancer leaves tasks that are not eligible on their queue
     /// alone (unless balancing already failed), when the destination has
     /// tasks queued.
