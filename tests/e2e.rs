@@ -1603,15 +1603,14 @@ fn check_perfetto_handoff(got: &Value, name: &str, trace: &str) {
 
 /// Font sizes in projector mode, over the whole page shown: every visible
 /// HTML element with text of its own, and every SVG label at its size on
-/// the screen (font size × the SVG's scale). Not counted: the key help,
-/// and the machine map's corner badges (W, P, the scan order, F: marks
-/// inside a CPU's cell; the scan list and the legend below the map say
-/// the same in text). With `arguments[0]` = 'record' each element keeps
-/// its size (data-e2e-fs); with 'compare' the sizes are compared to the
-/// recorded ones.
+/// the screen (font size × the SVG's scale), the machine map's corner
+/// badges (W, P, the scan order, F) too; `badges` counts those. Not
+/// counted: the key help. With `arguments[0]` = 'record' each element
+/// keeps its size (data-e2e-fs); with 'compare' the sizes are compared to
+/// the recorded ones.
 const PROJECTOR_LABELS_JS: &str = r#"
     const mode = arguments[0];
-    const out = { big: document.querySelector('[data-testid="app"]').classList.contains('big'), html: 0, svg: 0, small: [], nsmall: 0, same: 0, changed: 0 };
+    const out = { big: document.querySelector('[data-testid="app"]').classList.contains('big'), html: 0, svg: 0, badges: {}, small: [], nsmall: 0, same: 0, changed: 0 };
     for (const e of document.querySelectorAll('.app *')) {
       if (e.closest('svg') || e.closest('[data-testid="key-help"]')) continue;
       if (![...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim().length > 0)) continue;
@@ -1627,9 +1626,11 @@ const PROJECTOR_LABELS_JS: &str = r#"
       const w = svg.getBoundingClientRect().width, vb = svg.viewBox.baseVal;
       if (w === 0 || !vb.width) continue;
       for (const t of svg.querySelectorAll('text')) {
-        if (!t.textContent.trim() || t.closest('.scan-badge, .waker-badge, .prev-badge, .filtered-mark')) continue;
+        if (!t.textContent.trim()) continue;
         const px = parseFloat(getComputedStyle(t).fontSize) * w / vb.width;
         out.svg++;
+        const badge = t.closest('.scan-badge, .waker-badge, .prev-badge, .filtered-mark');
+        if (badge) { const k = badge.getAttribute('class'); out.badges[k] = (out.badges[k] || 0) + 1; }
         if (px < 17.99) { out.nsmall++; if (out.small.length < 20) out.small.push(`svg ${svg.dataset.testid} ${px.toFixed(1)}px: ${t.textContent.trim().slice(0, 30)}`); }
       }
     }
@@ -2048,6 +2049,36 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
     wait("b leaves projector mode", "return !document.querySelector('[data-testid=\"app\"]').classList.contains('big');", Duration::from_secs(5));
     wait("the link without big=1", "return !location.hash.includes('big=1');", Duration::from_secs(5));
     check_projector_key(&session, "Lecture", &shot);
+
+    // 5b. The machine map in projector mode (issue 13: every label at
+    //     least 18 px): on the i7 with SIS_FILTER on, at a wakeup that
+    //     scanned CPUs while the LLC had filtered ones, every badge (W, P,
+    //     the scan order, F) is on the map and counted.
+    open("p=wakeup-placement&f=SIS_FILTER:1&big=1");
+    wait("the i7 in projector mode", "return document.querySelectorAll('[data-testid=\"cpu-cell\"]').length === 8 && document.querySelector('[data-testid=\"app\"]').classList.contains('big');", Duration::from_secs(30));
+    let found = session.execute_async(
+        r#"const done = arguments[arguments.length - 1];
+        const k = document.querySelector('[data-testid="jump-kind"]'); k.value = 'wakeup'; k.dispatchEvent(new Event('change', { bubbles: true }));
+        const raf = () => new Promise(r => requestAnimationFrame(() => r()));
+        (async () => {
+          for (let i = 0; i < 2000; i++) {
+            const p = document.querySelector('[data-testid="placement"]');
+            if (p && +p.dataset.scanned > 1 && p.querySelector('.filtered-mark')) return done(i);
+            document.querySelector('[data-testid="btn-jump"]').click();
+            await raf();
+          }
+          done(null);
+        })();"#,
+    );
+    assert!(found.is_number(), "no wakeup with a scan and filtered CPUs on the i7 with SIS_FILTER");
+    thread::sleep(Duration::from_millis(300));
+    let map = session.execute_with(PROJECTOR_LABELS_JS, json!([""]));
+    eprintln!("e2e: the machine map in projector mode after {found} jumps: badges {}, {} labels under 18 px", map["badges"], map["nsmall"]);
+    session.screenshot(&out_dir.join("walk-projector-map.png"));
+    for class in ["scan-badge", "waker-badge", "prev-badge", "filtered-mark"] {
+        assert!(map["badges"][class].as_u64().unwrap_or(0) >= 1, "no {class} on the map: {map}");
+    }
+    assert_eq!(map["nsmall"], json!(0), "labels under 18 px in projector mode: {map}");
 
     // 6. Quiz mode from a link: the explainer and the future are hidden;
     //    a guess, the reveal, the answer is the task that runs.
