@@ -210,6 +210,17 @@ impl Pages {
         c
     }
 
+    /// The link of the page shown, with projector mode, which belongs to
+    /// no page's state but to the app.
+    fn shown_link(&self) -> Link {
+        let link = match self.page.get_untracked() {
+            Page::Lecture => current_link(self.ctx),
+            Page::Compare => self.cmp(None).link(),
+            Page::Study => self.study.link(),
+        };
+        Link { big: self.ctx.ui.big.get_untracked(), ..link }
+    }
+
     /// Shows page `p`; the page left stops playing.
     fn go(&self, p: Page) {
         let from = self.page.get_untracked();
@@ -270,8 +281,9 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| {
         study.editor.track();
         study.shrink.track();
+        ui.big.track();
         if page.get() == Page::Study {
-            set_fragment(&study.link());
+            set_fragment(&pages.shown_link());
         }
     });
     // Keep the fragment in step (debounced; not while playing).
@@ -308,16 +320,13 @@ pub fn App() -> impl IntoView {
     let handle = window_event_listener(leptos::ev::hashchange, move |_| {
         let hash = location_hash().unwrap_or_default();
         let (link, problems) = fragment::decode(&hash);
-        let shown = page.get_untracked();
-        let same = match shown {
-            Page::Lecture => hash == fragment::encode(&current_link(ctx)),
-            Page::Compare => pages.cmp.get_value().is_some_and(|c| hash == fragment::encode(&c.link())),
-            Page::Study => hash == fragment::encode(&study.link()),
-        };
-        if same {
+        if hash == fragment::encode(&pages.shown_link()) {
             return;
         }
         ui.notice.update(|n| n.extend(problems));
+        // Projector mode is every page's (a link copied on any page in
+        // projector mode reopens in it).
+        ui.big.set(link.big);
         match link.page {
             Page::Compare => {
                 pages.cmp(Some(&link));
@@ -341,7 +350,6 @@ pub fn App() -> impl IntoView {
                         ui.notice.update(|n| n.extend(p));
                     }
                 }
-                ui.big.set(link.big);
             }
         }
         pages.go(link.page);
@@ -502,15 +510,7 @@ pub fn LecturePage() -> impl IntoView {
 
 fn copy_link(pages: Pages, copier: Copier) {
     // Each page's fragment may lag behind (it is debounced): write it now.
-    match pages.page.get_untracked() {
-        Page::Lecture => write_fragment(pages.ctx),
-        Page::Compare => {
-            if let Some(c) = pages.cmp.get_value() {
-                set_fragment(&c.link());
-            }
-        }
-        Page::Study => set_fragment(&pages.study.link()),
-    }
+    set_fragment(&pages.shown_link());
     let Some(w) = web_sys::window() else { return };
     let href = w.location().href().unwrap_or_default();
     copier.copy(href, "Link copied to the clipboard.");

@@ -2080,6 +2080,26 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
     }
     assert_eq!(map["nsmall"], json!(0), "labels under 18 px in projector mode: {map}");
 
+    // 5c. Projector mode is in every page's link (issue 13: links carry
+    //     the whole view): b on the Compare and Studies pages, "copy
+    //     link", and the copied link, opened afresh, is in projector mode
+    //     on that page.
+    for (page, frag) in [("compare", "page=compare&cp=eevdf-vs-cfs"), ("study", "page=study")] {
+        open(frag);
+        wait(&format!("the {page} page"), &shown(page), Duration::from_secs(30));
+        session.press_key("b");
+        wait(&format!("{page}: b turns projector mode on"), "return document.querySelector('[data-testid=\"app\"]').classList.contains('big');", Duration::from_secs(5));
+        js("document.querySelector('[data-testid=\"btn-share\"]').click(); return true;");
+        wait(&format!("{page}: copy feedback"), "return !!document.querySelector('[data-testid=\"copy-text\"]') || [...document.querySelectorAll('[data-testid=\"notice\"] li')].some(l => l.textContent === 'Link copied to the clipboard.');", Duration::from_secs(10));
+        let copied = js("const b = document.querySelector('[data-testid=\"copy-text\"]'); return b ? b.value : location.href;");
+        let copied = copied.as_str().unwrap_or_default().to_string();
+        let frag = copied.split_once('#').map_or("", |(_, f)| f);
+        eprintln!("e2e: the {page} page's link in projector mode: #{frag}");
+        open(frag);
+        wait(&format!("{page}: the copied link reopens in projector mode"), &format!("return document.querySelector('[data-testid=\"app\"]').classList.contains('big') && (() => {{ {} }})();", shown(page)), Duration::from_secs(30));
+    }
+    assert_no_console_errors(&session, "the machine map and the links of every page in projector mode");
+
     // 6. Quiz mode from a link: the explainer and the future are hidden;
     //    a guess, the reveal, the answer is the task that runs.
     open("p=three-equal-tasks&e=3&q=1");

@@ -621,6 +621,8 @@ impl Cmp {
             runs: self.runs.try_get_untracked().filter(|&n| n != 1),
             cpu: self.a.ui.pinned.try_get_untracked().flatten(),
             window: self.a.ui.window.try_get_untracked().flatten().map(|(a, b)| (a.max(0.0) as u64, b.max(0.0) as u64)),
+            // The app's projector mode (the panes share its signal).
+            big: self.a.ui.big.try_get_untracked().unwrap_or(false),
             ..Default::default()
         }
     }
@@ -1180,6 +1182,7 @@ pub fn CompareView(cmp: Cmp, #[prop(optional)] open_run: Option<OpenRun>) -> imp
         cmp.runs.track();
         cmp.a.ui.pinned.track();
         cmp.a.ui.window.track();
+        cmp.a.ui.big.track();
         if cmp.playing.get() {
             return;
         }
