@@ -669,9 +669,14 @@ impl Cmp {
         (cmp, problems)
     }
 
-    /// Applies the view parts of a link: CPU, window, seeds.
+    /// Applies the view parts of a link: CPU, window, seeds (its instant
+    /// is applied when the runs are built; here it is only checked).
     fn apply_view(&self, link: &Link) -> Vec<String> {
         let mut problems = Vec::new();
+        let dur = self.a.ui.setup.with_untracked(|s| s.duration);
+        if let Some(t) = link.time.filter(|&t| t > dur) {
+            problems.push(format!("The link's instant {} lies after the end of the run ({}); the end is shown.", fmt::ms(t), fmt::ms(dur)));
+        }
         if let Some(c) = link.cpu {
             let nr = self.a.ui.setup.with_untracked(|s| s.nr_cpus());
             if c < nr {
@@ -681,7 +686,6 @@ impl Cmp {
             }
         }
         if let Some((a, b)) = link.window {
-            let dur = self.a.ui.setup.with_untracked(|s| s.duration);
             if a < dur {
                 self.a.ui.window.set(Some((a as f64, b.min(dur.max(1)) as f64)));
             } else {
