@@ -814,6 +814,17 @@ fn resolve_queue(groups: &[TaskGroup], cpu: u32, path: &[u32]) -> Vec<(u32, Stri
     out
 }
 
+/// How far back [`followed_cpu`] looks for an event that names a CPU.
+const FOLLOW_BACK: u64 = 256;
+
+/// The CPU the views follow at event `k` when none is chosen: the event's,
+/// or that of the last event before it that names one (a channel
+/// transfer or a nice change names none). A function of the event alone,
+/// so that a link, which carries the event, reopens on the CPU shown.
+fn followed_cpu(p: &Player, k: u64) -> Option<u32> {
+    (k.saturating_sub(FOLLOW_BACK)..=k).rev().find_map(|e| p.event_cpu(e))
+}
+
 fn frame_of(lab: &mut Lab, pinned: Option<u32>, follow: bool, path: &[u32]) -> Frame {
     let nr = lab.player.config.cpus;
     let k = lab.player.event();
@@ -821,7 +832,7 @@ fn frame_of(lab: &mut Lab, pinned: Option<u32>, follow: bool, path: &[u32]) -> F
         Some(c) if c < nr => c,
         _ => {
             if follow {
-                if let Some(c) = lab.player.event_cpu(k) {
+                if let Some(c) = followed_cpu(&lab.player, k) {
                     lab.auto_cpu = c;
                 }
             }

@@ -535,6 +535,59 @@ async fn url_fragment_round_trips() {
         .unwrap();
 }
 
+/// A pipe across two CPUs: the writer on CPU 0 sends into a channel the
+/// reader on CPU 1 drains four messages at a time, so most sends wake
+/// nobody, and such an event names no CPU (the last one that did is the
+/// reader's, on CPU 1).
+const PIPE: &str = r#"
+[sim]
+duration = "20ms"
+[topology]
+preset = "2cpu-vm"
+[[task]]
+name = "w"
+affinity = "0"
+program = "loop { send c 1; run 200us }"
+[[task]]
+name = "r"
+affinity = "1"
+program = "loop { recv c 4; run 1ms }"
+"#;
+
+/// The CPU the views follow when none is chosen is carried by a link
+/// (issue 13: "links carry the whole view (followed CPU, …)"): at an
+/// event that names no CPU the views stay on the CPU of the last one
+/// that did, and a link to that event reopens on that CPU.
+#[wasm_bindgen_test]
+async fn a_link_reopens_on_the_followed_cpu() {
+    let root = fresh_root();
+    let _h = leptos::mount::mount_to(root.clone(), || view! { <LabProvider scenario=PIPE><Grab /></LabProvider> });
+    settle().await;
+    let ctx = grabbed();
+    // Step to an event that names no CPU, shown on CPU 1.
+    let mut found = None;
+    for _ in 0..2000 {
+        ctx.step();
+        let (k, cpu) = ctx.ui.frame.with_untracked(|f| (f.event, f.cpu));
+        if cpu == 1 && ctx.with_lab(|l| l.player.event_cpu(k)).flatten().is_none() {
+            found = Some(k);
+            break;
+        }
+    }
+    let k = found.expect("a send that names no CPU, after an event on CPU 1");
+    let link = schedlab_app::current_link(ctx);
+    assert_eq!((link.event, link.cpu), (Some(k), None), "the link is of that event, with no CPU chosen");
+    let w = web_sys::window().unwrap();
+    w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("#{}", fragment::encode(&link)))).unwrap();
+    let root2 = fresh_root();
+    let _h2 = leptos::mount::mount_to(root2.clone(), App);
+    settle().await;
+    let head = text(&by_testid(&root2, "tree-panel").unwrap().query_selector("h2").unwrap().unwrap());
+    assert!(text(&by_testid(&root2, "event-label").unwrap()).starts_with(&format!("event {k} /")));
+    assert!(head.contains("CPU 1 ("), "event {k}: the reopened page shows another CPU: {head}");
+    w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("#")).unwrap();
+}
+
 #[wasm_bindgen_test]
 async fn untrusted_fragments_get_a_message_not_a_blank_page() {
     let w = web_sys::window().unwrap();
