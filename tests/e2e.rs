@@ -590,11 +590,52 @@ fn lecture_view_in_headless_chromium() {
         if dark.is_ok() { "on" } else { "unavailable" }
     );
 
+    // 10b. Figures are exported in the light theme whatever the page's
+    //      (issue 13): on the dark page, the timeline's PNG and the
+    //      picture in its SVG, and the tree's SVG, are light with dark ink.
+    assert_eq!(js("return matchMedia('(prefers-color-scheme: dark)').matches;"), json!(true), "dark mode emulation: {dark:?}");
+    let exported = session.execute_async(DARK_PAGE_EXPORTS_JS);
+    eprintln!("e2e: figures exported from the dark page: {exported}");
+    for (fig, v) in exported.as_object().into_iter().flatten() {
+        assert!(v["bg"].as_f64().unwrap_or(0.0) > 240.0 && v["ink"].as_u64().unwrap_or(0) > 40, "{fig}: not light with dark ink: {exported}");
+    }
+    assert!(exported["timeline_png"].is_object() && exported["timeline_svg"].is_object() && exported["tree_svg"].is_object(), "{exported}");
+
     let log = session.browser_log();
     let severe: Vec<_> = log.iter().filter(|e| e["level"] == "SEVERE").collect();
     assert!(severe.is_empty(), "browser console errors: {severe:#?}");
     session.close();
 }
+
+/// Exports the lecture page's timeline (PNG and SVG) and tree (SVG) as a
+/// user does and renders each file: per figure the luma of its
+/// background (a corner pixel) and how many pixels are dark ink (luma <
+/// 100), and the live timeline canvas's corner beside them.
+const DARK_PAGE_EXPORTS_JS: &str = r#"
+    const done = arguments[arguments.length - 1];
+    const luma = d => 0.299 * d[0] + 0.587 * d[1] + 0.114 * d[2];
+    const look = async url => {
+      const img = new Image(); img.src = url; await img.decode();
+      const c = document.createElement('canvas'); c.width = img.naturalWidth; c.height = img.naturalHeight;
+      const g = c.getContext('2d'); g.drawImage(img, 0, 0);
+      const d = g.getImageData(0, 0, c.width, c.height).data; let ink = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 200 && luma(d.slice(i, i + 3)) < 100) ink++;
+      return { bg: d[3] === 0 ? 0 : luma(d.slice(0, 3)), ink, size: [c.width, c.height] };
+    };
+    (async () => {
+      window.__schedlabExports = {};
+      const b = id => document.querySelector(`[data-testid="export-${id}"]`);
+      b('timeline').querySelector('[data-testid="export-png"]').click();
+      b('timeline').querySelector('[data-testid="export-svg"]').click();
+      b('tree').querySelector('[data-testid="export-svg"]').click();
+      const e = window.__schedlabExports;
+      const tree = () => Object.keys(e).find(k => k.startsWith('schedlab-tree-cpu') && k.endsWith('.svg'));
+      for (let i = 0; i < 100 && !(e['schedlab-timeline.png'] && e['schedlab-timeline.svg'] && tree()); i++) await new Promise(r => setTimeout(r, 50));
+      const svgUrl = t => 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(t);
+      const inner = /href="(data:image\/png[^"]+)"/.exec(e['schedlab-timeline.svg'] || '');
+      done({ timeline_png: await look(e['schedlab-timeline.png']), timeline_svg: inner ? await look(inner[1]) : null,
+             tree_svg: tree() ? await look(svgUrl(e[tree()])) : null });
+    })();"#;
 
 /// The study and comparison pages, end to end: seed 002's SIS_FILTER
 /// hackbench study (shrunk through the page's own seed/load/case
