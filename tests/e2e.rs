@@ -307,36 +307,14 @@ fn lecture_view_in_headless_chromium() {
     );
     wait("back to the default", "return document.querySelector('[data-testid=\"kernel-badge\"]').textContent.includes('kernel 6.18');", Duration::from_secs(10));
 
-    // 3. Step latency: click → the next frame has run (the timeline redraws
-    //    in it) → the frame is presented.
-    let lat = session.execute_async(
-        r#"
-        const done = arguments[arguments.length - 1];
-        const btn = document.querySelector('[data-testid="btn-step"]');
-        const raf = () => new Promise(r => requestAnimationFrame(() => r()));
-        const task = () => new Promise(r => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); });
-        (async () => {
-          const work = [], drawn = [], shown = [];
-          for (let i = 0; i < 25; i++) {
-            await raf();
-            await task();
-            const t0 = performance.now();
-            btn.click();
-            await Promise.resolve();
-            await task();
-            work.push(performance.now() - t0);
-            await raf();
-            drawn.push(performance.now() - t0);
-            await task();
-            shown.push(performance.now() - t0);
-          }
-          const med = a => a.slice().sort((x, y) => x - y)[a.length >> 1];
-          const max = a => Math.max(...a);
-          done({ work_median: med(work), work_max: max(work), drawn_median: med(drawn), drawn_max: max(drawn), shown_median: med(shown), shown_max: max(shown) });
-        })();
-        "#,
-    );
-    eprintln!("e2e: step latency (ms): {lat}");
+    // 3. Step latency (issue 13: "step click to redraw ≤ 1 frame"): 40
+    //    clicks at phases spread over the frame; per click, how many
+    //    frames began from the click up to the one the timeline redraws
+    //    in, and whether a vsync went by between the end of the click's
+    //    work and that frame (STEP_FRAMES_JS).
+    let lat = session.execute_async_with(STEP_FRAMES_JS, json!([40]));
+    let summary: serde_json::Map<String, Value> = lat.as_object().map(|o| o.iter().filter(|(k, _)| *k != "clicks").map(|(k, v)| (k.clone(), v.clone())).collect()).unwrap_or_default();
+    eprintln!("e2e: step latency: {}", Value::Object(summary));
 
     // 4. Play the default scenario for 3 s: frame intervals and the work per frame.
     js("document.querySelector('[data-testid=\"btn-rewind\"]').click(); return true;");
@@ -536,7 +514,7 @@ fn lecture_view_in_headless_chromium() {
         .unwrap_or(0);
     let perf = json!({
         "wasm_bytes": wasm_bytes,
-        "step_latency_ms": lat,
+        "step_latency": lat,
         "play_default": play,
         "xeon_events": n_events,
         "xeon_compute_s": compute_s,
@@ -564,6 +542,9 @@ fn lecture_view_in_headless_chromium() {
         "the xeon preset ran {n_events} events"
     );
     let num = |v: &Value, k: &str| v[k].as_f64().unwrap_or(f64::MAX);
+    // Frames are counted, not timed: a redraw put off to a later frame
+    // fails here however fast the machine is; the time is only guarded.
+    assert_eq!(lat["frames_median"], json!(1), "the step is drawn in the first frame after the click: {lat}");
     assert!(num(&lat, "drawn_median") <= 50.0, "step latency {lat}");
     assert!(num(&pan, "pan_draw_median") <= 16.0, "pan draw {pan}");
     assert!(
@@ -606,6 +587,81 @@ fn lecture_view_in_headless_chromium() {
     assert!(severe.is_empty(), "browser console errors: {severe:#?}");
     session.close();
 }
+
+/// The step button's latency, in frames (issue 13: "step click to redraw
+/// ≤ 1 frame"). A frame loop logs every frame's begin (its callbacks'
+/// timestamp, on the vsync grid) and when its callback ran; the timeline's
+/// redraw is seen at its putImageData. `arguments[0]` clicks, each at a
+/// phase of the frame (0-14 ms after a frame began); per click: `frames`,
+/// how many frames began from the click up to and including the one the
+/// timeline redrew in (1: the first frame after the click shows the new
+/// state); `skipped`, vsyncs that went by between the end of the click's
+/// work and that frame (0: none was lost); `overran`, whether that frame
+/// made the next one late; `work`, the click's handler and effects;
+/// `drawn`, click to the redraw (so phase-dependent: it includes the
+/// wait for the next vsync). The page's own timings (move, publish, tick,
+/// timeline draw) come from window.__schedlabPerf.
+const STEP_FRAMES_JS: &str = r#"
+const done = arguments[arguments.length - 1];
+const N = arguments.length > 1 ? arguments[0] : 40;
+const btn = document.querySelector('[data-testid="btn-step"]');
+const raf = () => new Promise(r => requestAnimationFrame(r));
+const task = () => new Promise(r => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); });
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+// Every frame: its begin time (the callbacks' timestamp, on the vsync grid)
+// and when this loop's callback ran in it (before the callbacks the click
+// registers: the page's redraw of the same frame runs after it).
+const frames = []; let on = true;
+const loop = ts => { frames.push({ ts, at: performance.now() }); if (on) requestAnimationFrame(loop); };
+requestAnimationFrame(loop);
+// The timeline's redraw: the moment it puts its pixels.
+const draws = [];
+const put = CanvasRenderingContext2D.prototype.putImageData;
+CanvasRenderingContext2D.prototype.putImageData = function (...a) { if (this.canvas.dataset.testid === 'timeline') draws.push(performance.now()); return put.apply(this, a); };
+window.__schedlabPerf = {};
+(async () => {
+  for (let i = 0; i < 30; i++) await raf();
+  const idle = frames.slice(1).map((f, i) => f.ts - frames[i].ts).sort((a, b) => a - b);
+  const P = idle[idle.length >> 1];
+  const out = [];
+  for (let i = 0; i < N; i++) {
+    await raf();
+    // Clicks at phases spread over the frame.
+    await sleep((i * 7) % 15);
+    const nd = draws.length;
+    const t0 = performance.now();
+    btn.click();
+    const handler = performance.now() - t0;
+    await task();
+    const t1 = performance.now();
+    for (let k = 0; k < 20 && draws.length === nd; k++) await raf();
+    await raf(); await raf();
+    const d = draws[nd];
+    const prev = frames.filter(f => f.at <= t0).pop();
+    const upto = frames.filter(f => f.at > t0 && f.at <= d);
+    const df = upto[upto.length - 1];
+    const next = frames.find(f => f.at > d);
+    // The click's work ends at t1, or at the first frame after the click if one ran before t1.
+    const workEnd = Math.min(t1, upto.length ? upto[0].at : t1);
+    // The first vsync after the work: k periods after the frame before the click.
+    const want = Math.ceil((workEnd - prev.ts) / P);
+    const got = Math.round((df.ts - prev.ts) / P);
+    out.push({ phase: +(t0 - prev.ts).toFixed(2), handler: +handler.toFixed(2), work: +(workEnd - t0).toFixed(2), drawn: +(d - t0).toFixed(2),
+               frames: upto.length, skipped: got - want, overran: next.ts - df.ts > 1.5 * P, draw_in_frame: +(d - df.at).toFixed(2) });
+  }
+  on = false;
+  CanvasRenderingContext2D.prototype.putImageData = put;
+  const p = window.__schedlabPerf;
+  const med = a => a.slice().sort((x, y) => x - y)[a.length >> 1];
+  const col = k => out.map(o => o[k]);
+  done({ period: P, n: N, frames_median: med(col('frames')), frames_max: Math.max(...col('frames')),
+         on_time: out.filter(o => o.frames === 1 && o.skipped <= 0 && !o.overran).length,
+         skipped_median: med(col('skipped')), overran: out.filter(o => o.overran).length,
+         handler_median: med(col('handler')), work_median: med(col('work')), drawn_median: med(col('drawn')), drawn_max: Math.max(...col('drawn')),
+         move_median: med(p.move || [0]), publish_median: med(p.publish || [0]), timeline_median: med(p.timeline || [0]), tick_median: med(p.tick || [0]),
+         clicks: out });
+})();
+"#;
 
 /// Exports the lecture page's timeline (PNG and SVG) and tree (SVG) as a
 /// user does and renders each file: per figure the luma of its
@@ -2681,11 +2737,12 @@ impl Session {
     /// Runs an async script: its last argument is the callback to call with
     /// the result.
     fn execute_async(&self, script: &str) -> Value {
-        self.cmd(
-            "POST",
-            "/execute/async",
-            Some(json!({ "script": script, "args": [] })),
-        )
+        self.execute_async_with(script, json!([]))
+    }
+
+    /// An async script with arguments (before its callback, the last).
+    fn execute_async_with(&self, script: &str, args: Value) -> Value {
+        self.cmd("POST", "/execute/async", Some(json!({ "script": script, "args": args })))
     }
 
     fn set_script_timeout(&self, ms: u64) {
