@@ -2201,6 +2201,25 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
     //    a guess, the reveal, the answer is the task that runs.
     open("p=three-equal-tasks&e=3&q=1");
     wait("the quiz", "const q = document.querySelector('[data-testid=\"quiz\"]'); return !!q && q.dataset.state === 'asking' && !document.querySelector('[data-testid=\"explain-headline\"]');", Duration::from_secs(30));
+    // The timeline hides the future, its hover text too (every lane,
+    // near the right end of the run).
+    let tips = session.execute_async(
+        r#"const done = arguments[arguments.length - 1];
+        const c = document.querySelector('[data-testid="timeline"]'), b = c.getBoundingClientRect();
+        const raf = () => new Promise(r => requestAnimationFrame(() => r()));
+        (async () => {
+          const seen = new Set();
+          for (let y = 1; y < b.height; y += 2) {
+            c.dispatchEvent(new MouseEvent('mousemove', { clientX: b.right - 5, clientY: b.top + y, bubbles: true }));
+            await raf();
+            const tip = c.parentElement.querySelector('.tl-tip');
+            if (tip) seen.add(tip.textContent);
+          }
+          c.dispatchEvent(new MouseEvent('mouseleave', { bubbles: true }));
+          done([...seen]);
+        })();"#,
+    );
+    assert_eq!(tips, json!(["quiz: the future is hidden"]), "the timeline's hover text in the hidden future");
     let asked = js("const c = [...document.querySelectorAll('[data-testid=\"quiz-choice\"]')]; c[c.length - 1].click(); return c.map(x => x.dataset.task);");
     wait("the guess", "return document.querySelector('[data-testid=\"quiz-guess\"]').textContent.startsWith('guess:');", Duration::from_secs(5));
     js("document.querySelector('[data-testid=\"quiz-reveal\"]').click(); return true;");

@@ -277,6 +277,10 @@ pub fn TimelineView() -> impl IntoView {
             let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
             let text = time_at(x).and_then(|(t, _)| {
                 let t = t.max(0.0) as u64;
+                // Quiz mode hides the future: its slices too.
+                if ui.quiz.with_untracked(|q| q.as_ref().is_some_and(|q| q.asking())) && t > ui.frame.with_untracked(|f| f.time) {
+                    return Some("quiz: the future is hidden".to_string());
+                }
                 let t2 = tl.borrow();
                 let row = t2
                     .lanes
