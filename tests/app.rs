@@ -588,6 +588,42 @@ async fn a_link_reopens_on_the_followed_cpu() {
     w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("#")).unwrap();
 }
 
+/// Quiz mode on every lecture preset (issue 13), from the first event
+/// on, six questions in a row, each revealed and stepped past: every
+/// question has an answer in the run (a CPU that picks no one else, a
+/// hog's alone on it, hands the question to the CPU that picks next,
+/// which is then shown), the reveal shows that task running there, and
+/// the buttons offer the CPU's tasks (in its group queues too), the
+/// answer among them at least once.
+#[wasm_bindgen_test]
+async fn quiz_mode_asks_answerable_questions_on_every_preset() {
+    for p in presets::PRESETS {
+        let root = fresh_root();
+        let text = p.text;
+        let _h = leptos::mount::mount_to(root.clone(), move || view! { <LabProvider scenario=text><Grab /><Explainer /></LabProvider> });
+        settle().await;
+        let ctx = grabbed();
+        ctx.set_quiz(true);
+        settle().await;
+        let mut offered = 0;
+        for i in 0..6 {
+            let q = ctx.ui.quiz.get_untracked().expect("quiz mode is on");
+            let (_, task) = q.answer.unwrap_or_else(|| panic!("{}: question {i} (event {}, CPU {}) has no answer", p.id, q.asked_at, q.cpu));
+            assert_eq!(ctx.ui.frame.with_untracked(|f| f.cpu), q.cpu, "{}: question {i}: its CPU is shown", p.id);
+            let choices: Vec<String> = all_testid(&root, "quiz-choice").iter().map(|c| attr(c, "data-task")).collect();
+            offered += choices.contains(&task.to_string()) as u32;
+            ctx.reveal();
+            settle().await;
+            let shown = ctx.ui.frame.with_untracked(|f| f.cpus[q.cpu as usize].curr);
+            assert!(ctx.ui.quiz.get_untracked().is_some_and(|q| q.revealed), "{}: question {i} revealed", p.id);
+            assert_eq!(shown, Some(task), "{}: question {i}: the answer runs on CPU {} once revealed", p.id, q.cpu);
+            ctx.step();
+            settle().await;
+        }
+        assert!(offered > 0, "{}: no question offered its answer among the buttons", p.id);
+    }
+}
+
 #[wasm_bindgen_test]
 async fn untrusted_fragments_get_a_message_not_a_blank_page() {
     let w = web_sys::window().unwrap();
