@@ -105,7 +105,8 @@ fn open_link(link: &Link, mut problems: Vec<String>) -> Ctx {
     ctx
 }
 
-/// The view parts of a lecture link (window, CPU, event, quiz) on the run
+/// The view parts of a lecture link (window, CPU, group queues, event,
+/// quiz) on the run
 /// that is built; one message per part that does not apply.
 fn apply_view(ctx: Ctx, link: &Link) -> Vec<String> {
     let ui = ctx.ui;
@@ -123,6 +124,7 @@ fn apply_view(ctx: Ctx, link: &Link) -> Vec<String> {
             problems.push(format!("The link's CPU {c} does not exist (the machine has {nr}); the CPU of each event is shown."));
         }
     }
+    ui.queue.set(link.queue.clone().unwrap_or_default());
     match link.event {
         Some(e) => {
             ctx.seek(e);
@@ -133,10 +135,25 @@ fn apply_view(ctx: Ctx, link: &Link) -> Vec<String> {
         }
         None => ctx.publish(),
     }
+    problems.extend(apply_queue(ctx, link));
     if link.quiz {
         ctx.set_quiz(true);
     }
     problems
+}
+
+/// Keeps of a link's group queues those the shown CPU has (each inside
+/// the one before), with a notice when that is not all of them.
+pub(crate) fn apply_queue(ctx: Ctx, link: &Link) -> Option<String> {
+    let want = link.queue.as_ref()?;
+    let (shown, cpu) = ctx.ui.frame.with_untracked(|f| (f.queue.iter().map(|q| q.0).collect::<Vec<u32>>(), f.cpu));
+    if shown.len() == want.len() {
+        return None;
+    }
+    let path = want.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let what = if shown.is_empty() { "the CPU's root queue is" } else { "the deepest one found is" };
+    ctx.ui.queue.set(shown);
+    Some(format!("The link's group queues {path} are not all on CPU {cpu} (each inside the one before); {what} shown."))
 }
 
 /// The link of what is shown now.
@@ -157,6 +174,7 @@ pub fn current_link(ctx: Ctx) -> Link {
             .try_get_untracked()
             .flatten()
             .map(|(a, b)| (a.max(0.0) as u64, b.max(0.0) as u64)),
+        queue: ui.queue.try_get_untracked().filter(|q| !q.is_empty()),
         big: ui.big.try_get_untracked().unwrap_or(false),
         quiz: ui.quiz.try_with_untracked(|q| q.is_some()).unwrap_or(false),
         ..Default::default()
@@ -295,6 +313,7 @@ pub fn App() -> impl IntoView {
         ui.frame.with(|f| (f.event, f.gen));
         ui.setup.track();
         ui.pinned.track();
+        ui.queue.track();
         ui.window.track();
         ui.big.track();
         ui.quiz.with(|q| q.is_some());

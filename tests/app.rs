@@ -588,6 +588,47 @@ async fn a_link_reopens_on_the_followed_cpu() {
     w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("#")).unwrap();
 }
 
+/// A link carries the group queue the tree shows (issue 13: links carry
+/// the whole view): on reweight-lag, a link to a group's queue on CPU 0
+/// reopens it; one whose second group is not inside the first gets a
+/// notice, and the deepest queue that exists is shown.
+#[wasm_bindgen_test]
+async fn a_link_reopens_the_group_queue_shown() {
+    let scenario = presets::by_id("reweight-lag").unwrap().text;
+    let root = fresh_root();
+    let _h = leptos::mount::mount_to(root.clone(), move || view! { <LabProvider scenario=scenario><Grab /><TreeView /></LabProvider> });
+    settle().await;
+    let ctx = grabbed();
+    ctx.pin_cpu(Some(0));
+    ctx.seek(40);
+    settle().await;
+    by_testid(&root, "open-group").expect("a group entity on CPU 0 at event 40").dyn_into::<web_sys::HtmlElement>().unwrap().click();
+    settle().await;
+    let head = |r: &web_sys::Element| text(&by_testid(r, "tree-panel").unwrap().query_selector("h2").unwrap().unwrap());
+    let shown = head(&root);
+    let group = shown.split(" · ").find(|p| p.starts_with("group ")).unwrap_or_else(|| panic!("no group queue shown: {shown}")).to_string();
+    let link = schedlab_app::current_link(ctx);
+    let g = link.queue.clone().expect("the link carries the group queue");
+    let w = web_sys::window().unwrap();
+    let open = |l: &fragment::Link| {
+        w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("#{}", fragment::encode(l)))).unwrap();
+        let r = fresh_root();
+        let h = leptos::mount::mount_to(r.clone(), App);
+        (r, h)
+    };
+    let (r2, _h2) = open(&link);
+    settle().await;
+    assert!(head(&r2).contains(&group), "reopened: {} (want {group})", head(&r2));
+    assert!(by_testid(&r2, "notice").is_none(), "a link that applies whole has no notice");
+    let bad = fragment::Link { queue: Some(vec![g[0], g[0]]), ..link };
+    let (r3, _h3) = open(&bad);
+    settle().await;
+    let notice = text(&by_testid(&r3, "notice").expect("a notice for the group queue that is not there"));
+    assert!(notice.contains("group queues") && notice.contains("the deepest one found is shown"), "{notice}");
+    assert!(head(&r3).contains(&group), "{}", head(&r3));
+    w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("#")).unwrap();
+}
+
 /// Quiz mode on every lecture preset (issue 13), from the first event
 /// on, six questions in a row, each revealed and stepped past: every
 /// question has an answer in the run (a CPU that picks no one else, a

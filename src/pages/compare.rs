@@ -620,6 +620,7 @@ impl Cmp {
             time: Some(self.time()),
             runs: self.runs.try_get_untracked().filter(|&n| n != 1),
             cpu: self.a.ui.pinned.try_get_untracked().flatten(),
+            queue: self.a.ui.queue.try_get_untracked().filter(|q| !q.is_empty()),
             window: self.a.ui.window.try_get_untracked().flatten().map(|(a, b)| (a.max(0.0) as u64, b.max(0.0) as u64)),
             // The app's projector mode (the panes share its signal).
             big: self.a.ui.big.try_get_untracked().unwrap_or(false),
@@ -669,7 +670,7 @@ impl Cmp {
         (cmp, problems)
     }
 
-    /// Applies the view parts of a link: CPU, window, seeds (its instant
+    /// Applies the view parts of a link: CPU, window, group queues, seeds (its instant
     /// is applied when the runs are built; here it is only checked).
     fn apply_view(&self, link: &Link) -> Vec<String> {
         let mut problems = Vec::new();
@@ -692,6 +693,12 @@ impl Cmp {
                 problems.push("The link's timeline window lies after the end of the run; the whole run is shown.".to_string());
             }
         }
+        // Both panes share the queue path; the base pane's run decides
+        // what exists.
+        self.a.ui.queue.set(link.queue.clone().unwrap_or_default());
+        self.a.publish();
+        self.b.publish();
+        problems.extend(crate::app::apply_queue(self.a, link));
         // A link without `n=` is of one seed (link() writes n only when it
         // is not 1): a comparison opened by such a link drops the seeds
         // of the one shown before.
@@ -1186,6 +1193,7 @@ pub fn CompareView(cmp: Cmp, #[prop(optional)] open_run: Option<OpenRun>) -> imp
         cmp.runs.track();
         cmp.a.ui.pinned.track();
         cmp.a.ui.window.track();
+        cmp.a.ui.queue.track();
         cmp.a.ui.big.track();
         if cmp.playing.get() {
             return;
