@@ -105,7 +105,8 @@ fn open_link(link: &Link, mut problems: Vec<String>) -> Ctx {
     ctx
 }
 
-/// The view parts of a lecture link (window, CPU, event, quiz) on the run
+/// The view parts of a lecture link (window, CPU, group queues, event,
+/// quiz) on the run
 /// that is built; one message per part that does not apply.
 fn apply_view(ctx: Ctx, link: &Link) -> Vec<String> {
     let ui = ctx.ui;
@@ -123,6 +124,7 @@ fn apply_view(ctx: Ctx, link: &Link) -> Vec<String> {
             problems.push(format!("The link's CPU {c} does not exist (the machine has {nr}); the CPU of each event is shown."));
         }
     }
+    ui.queue.set(link.queue.clone().unwrap_or_default());
     match link.event {
         Some(e) => {
             ctx.seek(e);
@@ -133,10 +135,25 @@ fn apply_view(ctx: Ctx, link: &Link) -> Vec<String> {
         }
         None => ctx.publish(),
     }
+    problems.extend(apply_queue(ctx, link));
     if link.quiz {
         ctx.set_quiz(true);
     }
     problems
+}
+
+/// Keeps of a link's group queues those the shown CPU has (each inside
+/// the one before), with a notice when that is not all of them.
+pub(crate) fn apply_queue(ctx: Ctx, link: &Link) -> Option<String> {
+    let want = link.queue.as_ref()?;
+    let (shown, cpu) = ctx.ui.frame.with_untracked(|f| (f.queue.iter().map(|q| q.0).collect::<Vec<u32>>(), f.cpu));
+    if shown.len() == want.len() {
+        return None;
+    }
+    let path = want.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let what = if shown.is_empty() { "the CPU's root queue is" } else { "the deepest one found is" };
+    ctx.ui.queue.set(shown);
+    Some(format!("The link's group queues {path} are not all on CPU {cpu} (each inside the one before); {what} shown."))
 }
 
 /// The link of what is shown now.
@@ -157,6 +174,7 @@ pub fn current_link(ctx: Ctx) -> Link {
             .try_get_untracked()
             .flatten()
             .map(|(a, b)| (a.max(0.0) as u64, b.max(0.0) as u64)),
+        queue: ui.queue.try_get_untracked().filter(|q| !q.is_empty()),
         big: ui.big.try_get_untracked().unwrap_or(false),
         quiz: ui.quiz.try_with_untracked(|q| q.is_some()).unwrap_or(false),
         ..Default::default()
@@ -208,6 +226,17 @@ impl Pages {
         self.ctx.ui.notice.update(|n| n.extend(problems));
         self.cmp.set_value(Some(c));
         c
+    }
+
+    /// The link of the page shown, with projector mode, which belongs to
+    /// no page's state but to the app.
+    fn shown_link(&self) -> Link {
+        let link = match self.page.get_untracked() {
+            Page::Lecture => current_link(self.ctx),
+            Page::Compare => self.cmp(None).link(),
+            Page::Study => self.study.link(),
+        };
+        Link { big: self.ctx.ui.big.get_untracked(), ..link }
     }
 
     /// Shows page `p`; the page left stops playing.
@@ -270,8 +299,9 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| {
         study.editor.track();
         study.shrink.track();
+        ui.big.track();
         if page.get() == Page::Study {
-            set_fragment(&study.link());
+            set_fragment(&pages.shown_link());
         }
     });
     // Keep the fragment in step (debounced; not while playing).
@@ -283,6 +313,7 @@ pub fn App() -> impl IntoView {
         ui.frame.with(|f| (f.event, f.gen));
         ui.setup.track();
         ui.pinned.track();
+        ui.queue.track();
         ui.window.track();
         ui.big.track();
         ui.quiz.with(|q| q.is_some());
@@ -308,16 +339,13 @@ pub fn App() -> impl IntoView {
     let handle = window_event_listener(leptos::ev::hashchange, move |_| {
         let hash = location_hash().unwrap_or_default();
         let (link, problems) = fragment::decode(&hash);
-        let shown = page.get_untracked();
-        let same = match shown {
-            Page::Lecture => hash == fragment::encode(&current_link(ctx)),
-            Page::Compare => pages.cmp.get_value().is_some_and(|c| hash == fragment::encode(&c.link())),
-            Page::Study => hash == fragment::encode(&study.link()),
-        };
-        if same {
+        if hash == fragment::encode(&pages.shown_link()) {
             return;
         }
         ui.notice.update(|n| n.extend(problems));
+        // Projector mode is every page's (a link copied on any page in
+        // projector mode reopens in it).
+        ui.big.set(link.big);
         match link.page {
             Page::Compare => {
                 pages.cmp(Some(&link));
@@ -341,7 +369,6 @@ pub fn App() -> impl IntoView {
                         ui.notice.update(|n| n.extend(p));
                     }
                 }
-                ui.big.set(link.big);
             }
         }
         pages.go(link.page);
@@ -502,15 +529,7 @@ pub fn LecturePage() -> impl IntoView {
 
 fn copy_link(pages: Pages, copier: Copier) {
     // Each page's fragment may lag behind (it is debounced): write it now.
-    match pages.page.get_untracked() {
-        Page::Lecture => write_fragment(pages.ctx),
-        Page::Compare => {
-            if let Some(c) = pages.cmp.get_value() {
-                set_fragment(&c.link());
-            }
-        }
-        Page::Study => set_fragment(&pages.study.link()),
-    }
+    set_fragment(&pages.shown_link());
     let Some(w) = web_sys::window() else { return };
     let href = w.location().href().unwrap_or_default();
     copier.copy(href, "Link copied to the clipboard.");

@@ -19,7 +19,7 @@ const SVG_PROPS: [&str; 16] = [
 
 /// Runs `f` with the page's light colours forced (the `export-light`
 /// class on the root element overrides the dark theme's variables).
-fn with_theme<R>(light: bool, f: impl FnOnce() -> R) -> R {
+pub fn with_theme<R>(light: bool, f: impl FnOnce() -> R) -> R {
     let root = document().document_element();
     let add = light && root.as_ref().is_some_and(|r| !r.class_list().contains("export-light"));
     if add {
@@ -55,14 +55,7 @@ pub fn standalone_svg(svg: &web_sys::Element, light: bool) -> Option<String> {
             let _ = b.set_attribute("style", &style);
             let _ = b.remove_attribute("class");
         }
-        let bg = w
-            .get_computed_style(&document().document_element()?)
-            .ok()
-            .flatten()
-            .and_then(|s| s.get_property_value("--panel").ok())
-            .map(|v| v.trim().to_string())
-            .filter(|v| !v.is_empty())
-            .unwrap_or_else(|| "#ffffff".into());
+        let bg = panel_colour();
         let _ = copy.set_attribute("xmlns", "http://www.w3.org/2000/svg");
         let _ = copy.set_attribute("style", &format!("background:{bg}"));
         // A background rectangle, for viewers that ignore CSS backgrounds.
@@ -73,6 +66,31 @@ pub fn standalone_svg(svg: &web_sys::Element, light: bool) -> Option<String> {
         let _ = copy.insert_before(&rect, copy.first_child().as_ref());
         Some(format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}", copy.outer_html()))
     })
+}
+
+/// The panels' background colour in the theme in force (`--panel`).
+fn panel_colour() -> String {
+    web_sys::window()
+        .zip(document().document_element())
+        .and_then(|(w, root)| w.get_computed_style(&root).ok().flatten())
+        .and_then(|s| s.get_property_value("--panel").ok())
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "#ffffff".into())
+}
+
+/// A canvas's picture on the panels' background, as a PNG data URL (the
+/// canvas itself is transparent where nothing is drawn, which on a slide
+/// of another colour would lose its text).
+fn canvas_png(canvas: &web_sys::HtmlCanvasElement) -> Option<String> {
+    let out: web_sys::HtmlCanvasElement = document().create_element("canvas").ok()?.dyn_into().ok()?;
+    out.set_width(canvas.width());
+    out.set_height(canvas.height());
+    let g: web_sys::CanvasRenderingContext2d = out.get_context("2d").ok()??.dyn_into().ok()?;
+    g.set_fill_style_str(&panel_colour());
+    g.fill_rect(0.0, 0.0, canvas.width() as f64, canvas.height() as f64);
+    g.draw_image_with_html_canvas_element(canvas, 0.0, 0.0).ok()?;
+    out.to_data_url_with_type("image/png").ok()
 }
 
 /// Offers `bytes` as a file download named `name`.
@@ -158,9 +176,11 @@ fn svg_size(svg: &web_sys::Element) -> (f64, f64) {
     (r.width(), r.height())
 }
 
-/// Saves a canvas as `.png`, or as `.svg` holding that picture.
+/// Saves a canvas as `.png`, or as `.svg` holding that picture, on the
+/// panels' background of the theme in force (the caller draws the canvas
+/// in the theme of the file first: see [`with_theme`]).
 pub fn save_canvas(canvas: &web_sys::HtmlCanvasElement, base: &str, png: bool) -> Result<(), String> {
-    let data = canvas.to_data_url_with_type("image/png").map_err(|_| "the canvas could not be read")?;
+    let data = canvas_png(canvas).ok_or("the canvas could not be read")?;
     if png {
         record_export(&format!("{base}.png"), &data);
         download_url(&format!("{base}.png"), &data);

@@ -1,7 +1,7 @@
 //! The URL fragment: the whole scenario, the current instant and the view
 //! options, so a link reopens exactly the same view.
 //!
-//! `#v=2&z=<scenario>&e=<event>&cpu=<n>&k=<kernel>&f=<NAME:1,NAME:0>&w=<t0>-<t1>&big=1&q=1&p=<preset>`
+//! `#v=2&z=<scenario>&e=<event>&cpu=<n>&g=<group,group>&k=<kernel>&f=<NAME:1,NAME:0>&w=<t0>-<t1>&big=1&q=1&p=<preset>`
 //!
 //! The comparison and the study pages add `page=compare|study`; the
 //! comparison its two configurations (`b=`, `c=`), its preset (`cp=`), the
@@ -77,6 +77,9 @@ pub struct Link {
     pub preset: Option<String>,
     pub event: Option<u64>,
     pub cpu: Option<u32>,
+    /// The group queues the tree view descended into (group ids, from the
+    /// root); None: the CPU's root queue.
+    pub queue: Option<Vec<u32>>,
     pub kernel: Option<String>,
     pub features: Vec<(String, bool)>,
     /// Timeline window in ns.
@@ -132,8 +135,7 @@ pub fn encode(link: &Link) -> String {
     }
     for (k, v) in [("sl", &link.study_loads), ("sc", &link.study_cases)] {
         if let Some(v) = v {
-            let v: Vec<String> = v.iter().map(|i| i.to_string()).collect();
-            parts.push(format!("{k}={}", v.join(",")));
+            parts.push(format!("{k}={}", list(v)));
         }
     }
     if let Some(t) = &link.text {
@@ -153,6 +155,9 @@ pub fn encode(link: &Link) -> String {
     }
     if let Some(c) = link.cpu {
         parts.push(format!("cpu={c}"));
+    }
+    if let Some(g) = &link.queue {
+        parts.push(format!("g={}", list(g)));
     }
     if let Some(k) = &link.kernel {
         parts.push(format!("k={}", escape(k)));
@@ -305,24 +310,22 @@ pub fn decode(fragment: &str) -> (Link, Vec<String>) {
                     shorten(value)
                 )),
             },
-            "sl" | "sc" => {
-                let list: Result<Vec<usize>, _> =
-                    value.split(',').filter(|s| !s.is_empty()).map(str::parse).collect();
-                match list {
-                    Ok(l) if !l.is_empty() => {
-                        if key == "sl" {
-                            link.study_loads = Some(l)
-                        } else {
-                            link.study_cases = Some(l)
-                        }
-                    }
-                    _ => problems.push(format!(
-                        "The link's study {} `{}` are not a list of indices (0,2,3).",
-                        if key == "sl" { "loads" } else { "cases" },
-                        shorten(value)
-                    )),
-                }
-            }
+            "sl" | "sc" => match parse_list(value) {
+                Some(l) if key == "sl" => link.study_loads = Some(l),
+                Some(l) => link.study_cases = Some(l),
+                None => problems.push(format!(
+                    "The link's study {} `{}` are not a list of indices (0,2,3).",
+                    if key == "sl" { "loads" } else { "cases" },
+                    shorten(value)
+                )),
+            },
+            "g" => match parse_list(value) {
+                Some(g) => link.queue = Some(g),
+                None => problems.push(format!(
+                    "The link's group queues `{}` are not a list of group numbers (1,3).",
+                    shorten(value)
+                )),
+            },
             "" => {}
             other => problems.push(format!(
                 "The link has an unknown field `{}` (ignored).",
@@ -331,6 +334,17 @@ pub fn decode(fragment: &str) -> (Link, Vec<String>) {
         }
     }
     (link, problems)
+}
+
+/// A list of numbers as a link writes it: `0,2,3`.
+fn list<T: ToString>(v: &[T]) -> String {
+    v.iter().map(T::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// A non-empty list of numbers written by [`list`].
+fn parse_list<T: std::str::FromStr>(value: &str) -> Option<Vec<T>> {
+    let l: Vec<T> = value.split(',').filter(|s| !s.is_empty()).map(str::parse).collect::<Result<_, _>>().ok()?;
+    (!l.is_empty()).then_some(l)
 }
 
 fn shorten(s: &str) -> String {
@@ -632,12 +646,14 @@ mod tests {
             kernel: Some("6.12".into()),
             features: vec![("PLACE_LAG".into(), false), ("NEXT_BUDDY".into(), true)],
             window: Some((1000, 2_000_000)),
+            queue: Some(vec![1, 3]),
             big: true,
             quiz: true,
             ..Default::default()
         };
         let frag = encode(&link);
         assert!(frag.starts_with("v=2&z="), "{frag}");
+        assert!(frag.contains("&g=1,3&"), "{frag}");
         let (back, problems) = decode(&format!("#{frag}"));
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(back, link);
@@ -690,6 +706,9 @@ mod tests {
         assert!(p[0].contains("not base64url"), "{p:?}");
         let (_, p) = decode("s=_w");
         assert!(p[0].contains("not UTF-8"), "{p:?}");
+        let (l, p) = decode("g=1,x&e=3");
+        assert_eq!((l.queue, l.event), (None, Some(3)));
+        assert!(p.len() == 1 && p[0].contains("group queues"), "{p:?}");
     }
 
     /// A link's size is bounded field by field: past 64 fields the rest are

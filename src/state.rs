@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use schedlab_engine::lab::explain::{explain_event, Explanation};
+use schedlab_engine::kernel::sched::core::Sched;
 use schedlab_engine::kernel::sched::group::TaskGroup;
 use schedlab_engine::kernel::sched::features::Feature;
 use schedlab_engine::lab::player::{Direction, LagSample, Player, Scanned};
@@ -22,7 +23,7 @@ use schedlab_engine::lab::scenario::ScenarioError;
 use schedlab_engine::kernel::sched::select::{Placed, ScanEnd};
 use schedlab_engine::lab::snapshot::CpuView;
 use schedlab_engine::kernel::sched::topology::CpuInfo;
-use schedlab_engine::lab::trace::{PickReason, Record};
+use schedlab_engine::lab::trace::{Entry, PickReason, Record};
 use schedlab_engine::Overrides;
 
 use crate::perf;
@@ -107,6 +108,10 @@ pub struct Frame {
     pub queue: Vec<(u32, String)>,
     /// The queue shown: the CPU's root queue, or the last group's queue.
     pub view: CpuView,
+    /// The tasks queued on the CPU at every depth of its group queues
+    /// (curr first, a group's tasks where its entity is): quiz mode's
+    /// candidates, whichever queue is shown.
+    pub tasks_here: Vec<u32>,
     pub pick: Option<PickInfo>,
     pub explanation: Explanation,
     pub cpus: Vec<CpuState>,
@@ -186,6 +191,9 @@ pub use schedlab_engine::lab::explain::EventKind as Jump;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Quiz {
     pub cpu: u32,
+    /// The CPU shown when the question was asked, if it picks no one else
+    /// in the run and the question went to the CPU that picks next.
+    pub moved_from: Option<u32>,
     pub asked_at: u64,
     /// The answer: the event of the next pick on `cpu` and the task it
     /// picked (None: no pick in what can be computed).
@@ -397,16 +405,18 @@ impl Ctx {
         }
     }
 
-    /// A new question at the shown instant.
+    /// A new question at the shown instant, about `cpu`, or, when that
+    /// CPU picks no one else in the run (a hog alone on it), about the CPU
+    /// that picks next, which is then shown.
     fn ask(&self, event: u64, cpu: u32) {
-        let answer = self
-            .try_with(|lab| lab.player.next_pick(cpu, event, 1 << 20))
-            .flatten()
-            .and_then(|e| match e.record {
-                Record::Pick { task, .. } => Some((e.event, task)),
-                _ => None,
-            });
-        self.ui.quiz.set(Some(Quiz { cpu, asked_at: event, answer, guess: None, revealed: false }));
+        let found = self.try_with(|lab| next_answer(&mut lab.player, cpu, event)).flatten();
+        let at = found.map_or(cpu, |a| a.0);
+        let moved_from = (at != cpu).then_some(cpu);
+        self.ui.quiz.set(Some(Quiz { cpu: at, moved_from, asked_at: event, answer: found.map(|a| (a.1, a.2)), guess: None, revealed: false }));
+        if moved_from.is_some() {
+            self.ui.pinned.set(Some(at));
+            self.publish();
+        }
     }
 
     /// Quiz mode on (at the shown instant, on the shown CPU, which stays
@@ -763,6 +773,25 @@ impl Ctx {
     }
 }
 
+/// How many events ahead quiz mode looks for its answer.
+const QUIZ_REACH: u64 = 1 << 20;
+
+/// The answer to "who runs next on `cpu` after event `k`?" as (CPU,
+/// event, task): that CPU's next pick of a task, or, if it has none in
+/// reach, the next pick of a task on any CPU.
+fn next_answer(p: &mut Player, cpu: u32, k: u64) -> Option<(u32, u64, u32)> {
+    let answer = |e: Entry| match e.record {
+        Record::Pick { cpu, task, .. } => Some((cpu, e.event, task)),
+        _ => None,
+    };
+    if let Some(a) = p.next_pick(cpu, k, QUIZ_REACH).and_then(answer) {
+        return Some(a);
+    }
+    let picks = |r: &Record| matches!(*r, Record::Pick { task, .. } if task != NIL);
+    let e = p.find(k, Direction::Forward, QUIZ_REACH, picks)?;
+    p.entries(e).into_iter().find(|x| picks(&x.record)).and_then(answer)
+}
+
 fn setup_of(lab: &Lab) -> Setup {
     let cfg = &lab.player.config;
     let topo = &cfg.topology;
@@ -814,6 +843,29 @@ fn resolve_queue(groups: &[TaskGroup], cpu: u32, path: &[u32]) -> Vec<(u32, Stri
     out
 }
 
+/// How far back [`followed_cpu`] looks for an event that names a CPU.
+const FOLLOW_BACK: u64 = 256;
+
+/// The CPU the views follow at event `k` when none is chosen: the event's,
+/// or that of the last event before it that names one (a channel
+/// transfer or a nice change names none). A function of the event alone,
+/// so that a link, which carries the event, reopens on the CPU shown.
+fn followed_cpu(p: &Player, k: u64) -> Option<u32> {
+    (k.saturating_sub(FOLLOW_BACK)..=k).rev().find_map(|e| p.event_cpu(e))
+}
+
+/// Appends the tasks of queue `view` to `out`, descending through its
+/// group entities into the queues they own.
+fn tasks_on(sched: &Sched, view: &CpuView, names: &[String], out: &mut Vec<u32>) {
+    for e in &view.entities {
+        match (e.task, sched.entity_queue(e.entity)) {
+            (Some(t), _) => out.push(t),
+            (None, Some(q)) => tasks_on(sched, &sched.queue_view(q, names), names, out),
+            (None, None) => {}
+        }
+    }
+}
+
 fn frame_of(lab: &mut Lab, pinned: Option<u32>, follow: bool, path: &[u32]) -> Frame {
     let nr = lab.player.config.cpus;
     let k = lab.player.event();
@@ -821,7 +873,7 @@ fn frame_of(lab: &mut Lab, pinned: Option<u32>, follow: bool, path: &[u32]) -> F
         Some(c) if c < nr => c,
         _ => {
             if follow {
-                if let Some(c) = lab.player.event_cpu(k) {
+                if let Some(c) = followed_cpu(&lab.player, k) {
                     lab.auto_cpu = c;
                 }
             }
@@ -835,6 +887,10 @@ fn frame_of(lab: &mut Lab, pinned: Option<u32>, follow: bool, path: &[u32]) -> F
         Some(&(_, _, q)) => p.sim().sched().queue_view(q, &p.sim().info.task_names),
         None => p.cpu_view(cpu),
     };
+    let mut tasks_here = Vec::new();
+    let names = &p.sim().info.task_names;
+    let root = if queues.is_empty() { None } else { Some(p.cpu_view(cpu)) };
+    tasks_on(p.sim().sched(), root.as_ref().unwrap_or(&view), names, &mut tasks_here);
     let queue = queues.into_iter().map(|(g, n, _)| (g, n)).collect();
     let pick = p.last_pick(cpu, k).and_then(|(e, path)| match e.record {
         Record::Pick {
@@ -919,6 +975,7 @@ fn frame_of(lab: &mut Lab, pinned: Option<u32>, follow: bool, path: &[u32]) -> F
         pinned: pinned.is_some_and(|c| c < nr),
         queue,
         view,
+        tasks_here,
         pick,
         explanation,
         cpus,

@@ -535,6 +535,136 @@ async fn url_fragment_round_trips() {
         .unwrap();
 }
 
+/// A pipe across two CPUs: the writer on CPU 0 sends into a channel the
+/// reader on CPU 1 drains four messages at a time, so most sends wake
+/// nobody, and such an event names no CPU (the last one that did is the
+/// reader's, on CPU 1).
+const PIPE: &str = r#"
+[sim]
+duration = "20ms"
+[topology]
+preset = "2cpu-vm"
+[[task]]
+name = "w"
+affinity = "0"
+program = "loop { send c 1; run 200us }"
+[[task]]
+name = "r"
+affinity = "1"
+program = "loop { recv c 4; run 1ms }"
+"#;
+
+/// The CPU the views follow when none is chosen is carried by a link
+/// (issue 13: "links carry the whole view (followed CPU, …)"): at an
+/// event that names no CPU the views stay on the CPU of the last one
+/// that did, and a link to that event reopens on that CPU.
+#[wasm_bindgen_test]
+async fn a_link_reopens_on_the_followed_cpu() {
+    let root = fresh_root();
+    let _h = leptos::mount::mount_to(root.clone(), || view! { <LabProvider scenario=PIPE><Grab /></LabProvider> });
+    settle().await;
+    let ctx = grabbed();
+    // Step to an event that names no CPU, shown on CPU 1.
+    let mut found = None;
+    for _ in 0..2000 {
+        ctx.step();
+        let (k, cpu) = ctx.ui.frame.with_untracked(|f| (f.event, f.cpu));
+        if cpu == 1 && ctx.with_lab(|l| l.player.event_cpu(k)).flatten().is_none() {
+            found = Some(k);
+            break;
+        }
+    }
+    let k = found.expect("a send that names no CPU, after an event on CPU 1");
+    let link = schedlab_app::current_link(ctx);
+    assert_eq!((link.event, link.cpu), (Some(k), None), "the link is of that event, with no CPU chosen");
+    let w = web_sys::window().unwrap();
+    w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("#{}", fragment::encode(&link)))).unwrap();
+    let root2 = fresh_root();
+    let _h2 = leptos::mount::mount_to(root2.clone(), App);
+    settle().await;
+    let head = text(&by_testid(&root2, "tree-panel").unwrap().query_selector("h2").unwrap().unwrap());
+    assert!(text(&by_testid(&root2, "event-label").unwrap()).starts_with(&format!("event {k} /")));
+    assert!(head.contains("CPU 1 ("), "event {k}: the reopened page shows another CPU: {head}");
+    w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("#")).unwrap();
+}
+
+/// A link carries the group queue the tree shows (issue 13: links carry
+/// the whole view): on reweight-lag, a link to a group's queue on CPU 0
+/// reopens it; one whose second group is not inside the first gets a
+/// notice, and the deepest queue that exists is shown.
+#[wasm_bindgen_test]
+async fn a_link_reopens_the_group_queue_shown() {
+    let scenario = presets::by_id("reweight-lag").unwrap().text;
+    let root = fresh_root();
+    let _h = leptos::mount::mount_to(root.clone(), move || view! { <LabProvider scenario=scenario><Grab /><TreeView /></LabProvider> });
+    settle().await;
+    let ctx = grabbed();
+    ctx.pin_cpu(Some(0));
+    ctx.seek(40);
+    settle().await;
+    by_testid(&root, "open-group").expect("a group entity on CPU 0 at event 40").dyn_into::<web_sys::HtmlElement>().unwrap().click();
+    settle().await;
+    let head = |r: &web_sys::Element| text(&by_testid(r, "tree-panel").unwrap().query_selector("h2").unwrap().unwrap());
+    let shown = head(&root);
+    let group = shown.split(" · ").find(|p| p.starts_with("group ")).unwrap_or_else(|| panic!("no group queue shown: {shown}")).to_string();
+    let link = schedlab_app::current_link(ctx);
+    let g = link.queue.clone().expect("the link carries the group queue");
+    let w = web_sys::window().unwrap();
+    let open = |l: &fragment::Link| {
+        w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("#{}", fragment::encode(l)))).unwrap();
+        let r = fresh_root();
+        let h = leptos::mount::mount_to(r.clone(), App);
+        (r, h)
+    };
+    let (r2, _h2) = open(&link);
+    settle().await;
+    assert!(head(&r2).contains(&group), "reopened: {} (want {group})", head(&r2));
+    assert!(by_testid(&r2, "notice").is_none(), "a link that applies whole has no notice");
+    let bad = fragment::Link { queue: Some(vec![g[0], g[0]]), ..link };
+    let (r3, _h3) = open(&bad);
+    settle().await;
+    let notice = text(&by_testid(&r3, "notice").expect("a notice for the group queue that is not there"));
+    assert!(notice.contains("group queues") && notice.contains("the deepest one found is shown"), "{notice}");
+    assert!(head(&r3).contains(&group), "{}", head(&r3));
+    w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("#")).unwrap();
+}
+
+/// Quiz mode on every lecture preset (issue 13), from the first event
+/// on, six questions in a row, each revealed and stepped past: every
+/// question has an answer in the run (a CPU that picks no one else, a
+/// hog's alone on it, hands the question to the CPU that picks next,
+/// which is then shown), the reveal shows that task running there, and
+/// the buttons offer the CPU's tasks (in its group queues too), the
+/// answer among them at least once.
+#[wasm_bindgen_test]
+async fn quiz_mode_asks_answerable_questions_on_every_preset() {
+    for p in presets::PRESETS {
+        let root = fresh_root();
+        let text = p.text;
+        let _h = leptos::mount::mount_to(root.clone(), move || view! { <LabProvider scenario=text><Grab /><Explainer /></LabProvider> });
+        settle().await;
+        let ctx = grabbed();
+        ctx.set_quiz(true);
+        settle().await;
+        let mut offered = 0;
+        for i in 0..6 {
+            let q = ctx.ui.quiz.get_untracked().expect("quiz mode is on");
+            let (_, task) = q.answer.unwrap_or_else(|| panic!("{}: question {i} (event {}, CPU {}) has no answer", p.id, q.asked_at, q.cpu));
+            assert_eq!(ctx.ui.frame.with_untracked(|f| f.cpu), q.cpu, "{}: question {i}: its CPU is shown", p.id);
+            let choices: Vec<String> = all_testid(&root, "quiz-choice").iter().map(|c| attr(c, "data-task")).collect();
+            offered += choices.contains(&task.to_string()) as u32;
+            ctx.reveal();
+            settle().await;
+            let shown = ctx.ui.frame.with_untracked(|f| f.cpus[q.cpu as usize].curr);
+            assert!(ctx.ui.quiz.get_untracked().is_some_and(|q| q.revealed), "{}: question {i} revealed", p.id);
+            assert_eq!(shown, Some(task), "{}: question {i}: the answer runs on CPU {} once revealed", p.id, q.cpu);
+            ctx.step();
+            settle().await;
+        }
+        assert!(offered > 0, "{}: no question offered its answer among the buttons", p.id);
+    }
+}
+
 #[wasm_bindgen_test]
 async fn untrusted_fragments_get_a_message_not_a_blank_page() {
     let w = web_sys::window().unwrap();

@@ -213,6 +213,31 @@ async fn stepping_moves_both_panes_to_the_same_time() {
     assert!(moved > 10, "the shared time advanced only {moved} times");
 }
 
+/// A comparison link whose CPU, window and instant do not fit the run
+/// opens with a notice for each of them (issue 13: links carry the whole
+/// view, with a notice for every part that could not be applied), and
+/// the rest of it (the scenario, the configurations, the seeds) applies.
+#[wasm_bindgen_test]
+async fn a_comparison_link_names_each_part_that_does_not_apply() {
+    let w = web_sys::window().unwrap();
+    let link = Link { cpu: Some(7), window: Some((1_000_000_000, 2_000_000_000)), time: Some(9_000_000_000), runs: Some(2), ..compare_link("6.18", "6.12") };
+    let frag = schedlab_app::fragment::encode(&link);
+    w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("#{frag}"))).unwrap();
+    let root = fresh_root();
+    let _h = leptos::mount::mount_to(root.clone(), App);
+    settle().await;
+    let notice = by_testid(&root, "notice").expect("a notice").text_content().unwrap();
+    for part in ["The link's CPU 7 does not exist", "The link's timeline window lies after the end of the run", "The link's instant 9000.000 ms lies after the end of the run (60.000 ms)"] {
+        assert!(notice.contains(part), "no notice {part:?} in {notice:?}");
+    }
+    assert_eq!(by_testid(&root, "runs").unwrap().dyn_into::<web_sys::HtmlInputElement>().unwrap().value(), "2");
+    for side in ["base", "patch"] {
+        let when = by_testid(&root, &format!("when-{side}")).unwrap();
+        assert!(num(&when, "data-time") <= 60_000_000 && num(&when, "data-event") > 0, "{side}: the end of the run is shown");
+    }
+    w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("#")).unwrap();
+}
+
 thread_local! {
     static GRABBED: RefCell<Option<Ctx>> = const { RefCell::new(None) };
     static OPENED: RefCell<Option<String>> = const { RefCell::new(None) };

@@ -620,7 +620,10 @@ impl Cmp {
             time: Some(self.time()),
             runs: self.runs.try_get_untracked().filter(|&n| n != 1),
             cpu: self.a.ui.pinned.try_get_untracked().flatten(),
+            queue: self.a.ui.queue.try_get_untracked().filter(|q| !q.is_empty()),
             window: self.a.ui.window.try_get_untracked().flatten().map(|(a, b)| (a.max(0.0) as u64, b.max(0.0) as u64)),
+            // The app's projector mode (the panes share its signal).
+            big: self.a.ui.big.try_get_untracked().unwrap_or(false),
             ..Default::default()
         }
     }
@@ -667,9 +670,14 @@ impl Cmp {
         (cmp, problems)
     }
 
-    /// Applies the view parts of a link: CPU, window, seeds.
+    /// Applies the view parts of a link: CPU, window, group queues, seeds (its instant
+    /// is applied when the runs are built; here it is only checked).
     fn apply_view(&self, link: &Link) -> Vec<String> {
         let mut problems = Vec::new();
+        let dur = self.a.ui.setup.with_untracked(|s| s.duration);
+        if let Some(t) = link.time.filter(|&t| t > dur) {
+            problems.push(format!("The link's instant {} lies after the end of the run ({}); the end is shown.", fmt::ms(t), fmt::ms(dur)));
+        }
         if let Some(c) = link.cpu {
             let nr = self.a.ui.setup.with_untracked(|s| s.nr_cpus());
             if c < nr {
@@ -679,13 +687,18 @@ impl Cmp {
             }
         }
         if let Some((a, b)) = link.window {
-            let dur = self.a.ui.setup.with_untracked(|s| s.duration);
             if a < dur {
                 self.a.ui.window.set(Some((a as f64, b.min(dur.max(1)) as f64)));
             } else {
                 problems.push("The link's timeline window lies after the end of the run; the whole run is shown.".to_string());
             }
         }
+        // Both panes share the queue path; the base pane's run decides
+        // what exists.
+        self.a.ui.queue.set(link.queue.clone().unwrap_or_default());
+        self.a.publish();
+        self.b.publish();
+        problems.extend(crate::app::apply_queue(self.a, link));
         // A link without `n=` is of one seed (link() writes n only when it
         // is not 1): a comparison opened by such a link drops the seeds
         // of the one shown before.
@@ -1180,6 +1193,8 @@ pub fn CompareView(cmp: Cmp, #[prop(optional)] open_run: Option<OpenRun>) -> imp
         cmp.runs.track();
         cmp.a.ui.pinned.track();
         cmp.a.ui.window.track();
+        cmp.a.ui.queue.track();
+        cmp.a.ui.big.track();
         if cmp.playing.get() {
             return;
         }

@@ -112,7 +112,7 @@ pub fn Controls() -> impl IntoView {
             }
             (d, _) if d.len() == 1 && d.as_bytes()[0].is_ascii_digit() && d != "0" => {
                 let i = (d.as_bytes()[0] - b'1') as usize;
-                match ui.frame.with_untracked(|f| f.view.entities.iter().filter_map(|e| e.task).nth(i)) {
+                match ui.frame.with_untracked(|f| f.tasks_here.get(i).copied()) {
                     Some(t) if ui.quiz.with_untracked(|q| q.is_some()) => {
                         ctx.guess(t);
                         true

@@ -60,8 +60,9 @@ fn QuizPanel() -> impl IntoView {
         let (right, asked) = ui.score.get();
         let score = format!("score {right} / {asked}");
         if q.asking() {
-            // The candidates: the tasks queued on the CPU now (curr first).
-            let cands: Vec<u32> = ui.frame.with(|f| f.view.entities.iter().filter_map(|e| e.task).collect());
+            // The candidates: the tasks queued on the CPU now, in its
+            // group queues too (curr first).
+            let cands: Vec<u32> = ui.frame.with(|f| f.tasks_here.clone());
             let buttons = cands
                 .into_iter()
                 .enumerate()
@@ -80,6 +81,7 @@ fn QuizPanel() -> impl IntoView {
             view! {
                 <div class="quiz-ask" data-testid="quiz" data-state="asking" data-cpu=q.cpu>
                     <p class="explainer-headline" data-testid="quiz-question">{format!("Quiz: who runs next on CPU {}?", q.cpu)}</p>
+                    {q.moved_from.map(|c| view! { <p class="muted" data-testid="quiz-moved">{format!("CPU {c} picks no one else in the run: the question is about CPU {}, the next CPU to pick.", q.cpu)}</p> })}
                     <div class="quiz-choices">{buttons}</div>
                     <p class="muted"><span data-testid="quiz-guess">{guess}</span>{format!(" · {score}")}</p>
                     <button data-testid="quiz-reveal" class="play" disabled=q.answer.is_none() title="go to the pick and show why (r)" on:click=move |_| ctx.reveal()>"reveal"</button>

@@ -19,7 +19,7 @@ use schedlab_engine::lab::timeline::{Arrow, ArrowKind, MarkItem, MarkKind, Span,
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::CanvasRenderingContext2d;
 
-use crate::export::{save_canvas, ExportButtons};
+use crate::export::{save_canvas, with_theme, ExportButtons};
 use crate::fmt;
 use crate::perf;
 use crate::state::{use_ctx, Ctx, Setup};
@@ -277,6 +277,10 @@ pub fn TimelineView() -> impl IntoView {
             let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
             let text = time_at(x).and_then(|(t, _)| {
                 let t = t.max(0.0) as u64;
+                // Quiz mode hides the future: its slices too.
+                if ui.quiz.with_untracked(|q| q.as_ref().is_some_and(|q| q.asking())) && t > ui.frame.with_untracked(|f| f.time) {
+                    return Some("quiz: the future is hidden".to_string());
+                }
                 let t2 = tl.borrow();
                 let row = t2
                     .lanes
@@ -346,9 +350,19 @@ pub fn TimelineView() -> impl IntoView {
         .map(|&k| view! { <span class="lg-mark"><i style=format!("background:{}", mark_color(k))></i>{k.label()}</span> })
         .collect_view();
     let prefix = crate::export::figure_prefix();
-    let export = Callback::new(move |(_light, png): (bool, bool)| {
+    // The canvas holds the page's colours: for a light file on a dark
+    // page it is drawn once in the light ones for the file, then again
+    // as shown.
+    let redraw = StoredValue::new_local(draw.clone());
+    let export = Callback::new(move |(light, png): (bool, bool)| {
         let el = canvas.get_untracked().ok_or("no timeline drawn")?;
-        save_canvas(&el, &format!("{prefix}-timeline"), png)
+        let draw = redraw.try_get_value().ok_or("no timeline drawn")?;
+        let saved = with_theme(light, || {
+            draw();
+            save_canvas(&el, &format!("{prefix}-timeline"), png)
+        });
+        draw();
+        saved
     });
     view! {
         <section class="panel timeline-panel" data-testid="timeline-panel">

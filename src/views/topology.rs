@@ -12,6 +12,39 @@ use schedlab_engine::kernel::sched::select::Seen;
 use crate::fmt;
 use crate::state::{use_ctx, CpuState, PlacementInfo, Setup};
 
+/// Font sizes of the map's labels in its own units (the SVG is drawn at
+/// `scale` × these): the boxes' names and the CPU numbers, and the F
+/// mark of a filtered CPU. A badge's font follows its circle
+/// ([`badge_radius`]).
+const LABEL_FONT: f64 = 10.0;
+const MARK_FONT: f64 = 9.0;
+/// Projector mode's smallest label on the screen, in CSS px (issue 13).
+const PROJECTOR_PX: f64 = 18.0;
+
+/// A corner badge's radius (W, P, scan order) in a cell of `cell` units:
+/// three fit in a cell's corners around its number.
+fn badge_radius(cell: f64) -> f64 {
+    (cell * 0.24).clamp(4.0, 6.5)
+}
+
+fn badge_font(r: f64) -> f64 {
+    r * 1.35
+}
+
+/// How much larger than its units the map is drawn: 1, or in projector
+/// mode enough for its smallest label (a badge, whose size follows the
+/// cell's) to be [`PROJECTOR_PX`] on the screen, and at least 1.5 as
+/// the other figures. Scaling the whole map keeps the badges clear of
+/// each other and of the CPU numbers, which larger badges in cells of
+/// the same size would cover.
+fn map_scale(g: &Geometry, big: bool) -> f64 {
+    if !big {
+        return 1.0;
+    }
+    let smallest = LABEL_FONT.min(MARK_FONT).min(badge_font(badge_radius(g.cell)));
+    (PROJECTOR_PX / smallest).max(1.5)
+}
+
 /// Box geometry of the whole machine.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Geometry {
@@ -153,7 +186,7 @@ pub fn TopologyView() -> impl IntoView {
             <div class="svg-scroll">
                 {move || {
                     let g = geo.get();
-                    let scale = if ui.big.get() { 1.5 } else { 1.0 };
+                    let scale = map_scale(&g, ui.big.get());
                     ui.frame.with(|f| machine_svg(&g, &ui.setup.read(), &f.cpus, f.placement.as_ref(), f.cpu, ctx, scale))
                 }}
             </div>
@@ -218,7 +251,7 @@ fn machine_svg(
             .map(|(x, y, w, h, l)| {
                 view! {
                     <rect x=*x y=*y width=*w height=*h rx=rx class=class />
-                    <text x=x + 6.0 y=y + 12.0 class="box-label">{l.clone()}</text>
+                    <text x=x + 6.0 y=y + 12.0 class="box-label" font-size=LABEL_FONT>{l.clone()}</text>
                 }
             })
             .collect_view()
@@ -245,7 +278,7 @@ fn machine_svg(
                 <g data-testid="cpu-cell" data-cpu=cpu data-state=state_name(&st) class="cpu-g" on:click=move |_| ctx.pin_cpu(Some(cpu32))>
                     <title>{tip}</title>
                     <rect x=x y=y width=cell height=cell rx=3.0 class=class />
-                    {(!small).then(|| view! { <text x=x + cell / 2.0 y=y + cell / 2.0 + 4.0 class="cpu-num" text-anchor="middle">{cpu}</text> })}
+                    {(!small).then(|| view! { <text x=x + cell / 2.0 y=y + cell / 2.0 + 4.0 class="cpu-num" text-anchor="middle" font-size=LABEL_FONT>{cpu}</text> })}
                 </g>
             }
         })
@@ -254,7 +287,7 @@ fn machine_svg(
         let at = |c: u32| g.cpu_xy.get(c as usize).copied();
         // Badges sit inside the cell corners: W(aker) top left, P(revious)
         // bottom left, the scan order bottom right.
-        let r = (cell * 0.24).clamp(4.0, 6.5);
+        let r = badge_radius(cell);
         let badge = |c: u32, text: String, class: &'static str, corner: (bool, bool)| {
             at(c).map(|(x, y)| {
                 let cx = if corner.0 { x + cell - r + 1.0 } else { x + r - 1.0 };
@@ -262,7 +295,7 @@ fn machine_svg(
                 view! {
                     <g class=class>
                         <circle cx=cx cy=cy r=r />
-                        <text x=cx y=cy + r * 0.45 text-anchor="middle" style=format!("font-size:{:.1}px", r * 1.35)>{text}</text>
+                        <text x=cx y=cy + r * 0.45 text-anchor="middle" font-size=badge_font(r)>{text}</text>
                     </g>
                 }
             })
@@ -283,7 +316,7 @@ fn machine_svg(
             .collect_view();
         let filtered = p.mask_now.iter().filter_map(|&c| {
             let (x, y) = at(c)?;
-            Some(view! { <text x=x + cell - 3.0 y=y + 9.0 class="filtered-mark" text-anchor="end">"F"</text> })
+            Some(view! { <text x=x + cell - 3.0 y=y + 9.0 class="filtered-mark" text-anchor="end" font-size=MARK_FONT>"F"</text> })
         }).collect_view();
         let chosen = at(p.cpu).map(|(x, y)| view! {
             <rect x=x - 3.5 y=y - 3.5 width=cell + 7.0 height=cell + 7.0 rx=5.0 class="chosen-ring" data-testid="placement-chosen" data-cpu=p.cpu />
@@ -343,6 +376,22 @@ mod tests {
                 g.cores.len() as u32,
                 s.sockets * s.llcs_per_socket * s.cores_per_llc
             );
+        }
+    }
+
+    /// Projector mode (issue 13): every label of the map, the corner
+    /// badges and the F mark too, is at least 18 px on the screen; out of
+    /// it the map is drawn at its own size.
+    #[test]
+    fn projector_mode_draws_every_map_label_at_18_px() {
+        for preset in ["1cpu", "i7-4790", "xeon-8260-2s", "epyc-ccx", "spr-2s-224"] {
+            let g = geometry(&setup_for(preset));
+            let k = map_scale(&g, true);
+            for (what, font) in [("box and CPU labels", LABEL_FONT), ("F mark", MARK_FONT), ("badge", badge_font(badge_radius(g.cell)))] {
+                assert!(font * k >= PROJECTOR_PX - 1e-9, "{preset}: {what} at {:.1} px", font * k);
+            }
+            assert!(k >= 1.5, "{preset}: the map is drawn smaller than the other figures");
+            assert_eq!(map_scale(&g, false), 1.0);
         }
     }
 }
