@@ -18,12 +18,21 @@
 //!   `sched_migrate_task` when a wakeup or the balancer moves a task;
 //!   `sched_process_exit`; `cpu_idle` (state 0 on entry, 4294967295 on exit);
 //! - counters (`tracing_mark_write: C|tgid|name|value`) for what only the
-//!   model knows: per CPU the zero-lag point V at each pick, nr_running and
-//!   the root cfs_rq's util_avg (these two only while streaming, when the
-//!   scheduler can be read after each event); per task its vruntime and lag
-//!   (V − vruntime) whenever it is picked. CPU counters belong to a
-//!   process "schedlab" (pid [`COUNTER_PID`]), task counters to the task's
-//!   process.
+//!   model knows, each a quantity of the kernel preset's own class:
+//!   - EEVDF (v6.6+): per CPU the zero-lag point `V` (avg_vruntime() of the
+//!     root cfs_rq) at each pick of a task; per task its `vruntime` and
+//!     `lag` (V − vruntime) whenever it is picked;
+//!   - CFS (v5.15, v6.5): there is no V, lag or deadline; per CPU the root
+//!     cfs_rq's `min_vruntime` after each event that picked a task (read
+//!     from the scheduler, so only while streaming), per task its
+//!     `vruntime` whenever it is picked;
+//!   - both: per CPU nr_running and the root cfs_rq's util_avg when they
+//!     changed (only while streaming, when the scheduler can be read after
+//!     each event).
+//!
+//!   CPU counters belong to a process "schedlab" (pid [`COUNTER_PID`]),
+//!   task counters to the task's process. A pick of nothing (the CPU goes
+//!   idle) writes no counter: an empty queue has no V.
 //!
 //! Task `i` is pid `1000 + i`; threads of one `process` share the tgid of
 //! its first thread, so Perfetto groups them. Names are sanitised: a comm
@@ -37,6 +46,7 @@ use std::io::{self, Write};
 
 use crate::kernel::lib::rbtree::NIL;
 use crate::kernel::sched::core::Sched;
+use crate::kernel::sched::features::Feature;
 use crate::lab::sim::{Log, Simulation};
 use crate::lab::trace::Record;
 
@@ -120,6 +130,12 @@ pub struct FtraceExport<W: Write> {
     last_nr: Vec<u32>,
     last_util: Vec<u64>,
     touched: Vec<bool>,
+    /// CFS: per CPU, the current event picked a task there (its
+    /// min_vruntime is written once the event is done).
+    picked: Vec<bool>,
+    /// The kernel preset is CFS (no EEVDF): min_vruntime instead of V and
+    /// lag.
+    cfs: bool,
     /// Next `Log::marks` index to read.
     next_mark: usize,
     /// Lines not yet written to `out` (up to [`CHUNK`] bytes).
@@ -177,6 +193,8 @@ impl<W: Write> FtraceExport<W> {
             last_nr: vec![u32::MAX; ncpu],
             last_util: vec![u64::MAX; ncpu],
             touched: vec![false; ncpu],
+            picked: vec![false; ncpu],
+            cfs: !s.feat.has(Feature::EEVDF),
             next_mark: 0,
             buf: Vec::with_capacity(CHUNK + 1024),
             stamp: b"0.000000000".to_vec(),
@@ -188,14 +206,20 @@ impl<W: Write> FtraceExport<W> {
 
     /// Reads the events the log gained since the last call. With `sched`
     /// (streaming: called after every step) the per-CPU nr_running and
-    /// util_avg counters are sampled too.
+    /// util_avg counters (and CFS's min_vruntime) are sampled too.
     pub fn ingest(&mut self, log: &Log, sched: Option<&Sched>) -> io::Result<()> {
         while self.next_mark < log.marks.len() {
             let m = log.marks[self.next_mark];
             let end = log.marks.get(self.next_mark + 1).map_or(log.records.len(), |n| n.first as usize);
             self.event(m.time, &log.records[m.first as usize..end]);
-            if let Some(s) = sched {
-                self.sample(m.time, s);
+            match sched {
+                Some(s) => self.sample(m.time, s),
+                // Nothing to read the CPUs' state from: what this event
+                // marked must not be written at a later event's time.
+                None => {
+                    self.touched.iter_mut().for_each(|t| *t = false);
+                    self.picked.iter_mut().for_each(|p| *p = false);
+                }
             }
             self.next_mark += 1;
         }
@@ -408,10 +432,16 @@ impl<W: Write> FtraceExport<W> {
                     self.end();
                 }
                 Record::IdleExit { cpu, .. } => self.set_idle(cpu, false, time),
-                Record::Pick { cpu, task, v, vruntime, .. } if self.counters => {
-                    self.cpu_counter(cpu, time, "V", v as i64);
-                    if task != NIL {
-                        self.task_counter(task, cpu, time, "vruntime", vruntime as i64);
+                Record::Pick { cpu, task, v, vruntime, .. } if self.counters && task != NIL => {
+                    if self.cfs {
+                        // v5.15's pick_next_entity() has no V: the queue's
+                        // min_vruntime is sampled once the event is done.
+                        self.picked[cpu as usize] = true;
+                    } else {
+                        self.cpu_counter(cpu, time, "V", v as i64);
+                    }
+                    self.task_counter(task, cpu, time, "vruntime", vruntime as i64);
+                    if !self.cfs {
                         self.task_counter(task, cpu, time, "lag", v.wrapping_sub(vruntime) as i64);
                     }
                 }
@@ -471,18 +501,22 @@ impl<W: Write> FtraceExport<W> {
     }
 
     /// nr_running and util_avg of the CPUs the last event touched, when
-    /// they changed.
+    /// they changed; under CFS the min_vruntime of those it picked on.
     fn sample(&mut self, time: u64, s: &Sched) {
         if !self.counters {
             self.touched.iter_mut().for_each(|t| *t = false);
             return;
         }
         for c in 0..self.touched.len() {
+            let rq = &s.rqs[c];
+            let cpu = c as u32;
+            if std::mem::take(&mut self.picked[c]) {
+                let min_vruntime = s.cfs_rqs[rq.cfs as usize].min_vruntime;
+                self.cpu_counter(cpu, time, "min_vruntime", min_vruntime as i64);
+            }
             if !std::mem::take(&mut self.touched[c]) {
                 continue;
             }
-            let rq = &s.rqs[c];
-            let cpu = c as u32;
             if rq.nr_running != self.last_nr[c] {
                 self.last_nr[c] = rq.nr_running;
                 self.cpu_counter(cpu, time, "nr_running", rq.nr_running as i64);

@@ -307,6 +307,85 @@ fn waking_idle_and_counter_lines_parse() {
     }
     assert_eq!(counters.get("lag hog.0"), Some(&(PID_BASE + 3)));
     assert_eq!(counters.get("vruntime nice5"), Some(&(PID_BASE + 5)));
+    // EEVDF has V; min_vruntime is CFS's (cfs_counters_are_cfs_quantities).
+    assert!(!counters.keys().any(|n| n.starts_with("min_vruntime")), "{:?}", counters.keys());
+}
+
+/// `C|tgid|NAME|value` lines of a trace, as (time, name, value), in order.
+fn counter_lines(trace: &str) -> Vec<(i64, String, i64)> {
+    let re = &tokenizers()[0];
+    event_lines(trace)
+        .filter_map(|line| {
+            let l = tokenize(re, line).unwrap();
+            (l.event == "tracing_mark_write").then(|| {
+                let (_, name, value) = counter(&l.args).unwrap_or_else(|| panic!("{line}"));
+                (l.ts, name, value)
+            })
+        })
+        .collect()
+}
+
+/// Under kernel 5.15 (CFS) the counters are CFS's own: no V, no lag (V −
+/// vruntime) and no deadline, which CFS does not have; per CPU the root
+/// cfs_rq's min_vruntime, per task its vruntime. The expected values are
+/// not written down: they are read from a second run of the same scenario
+/// stepped one event at a time (the root cfs_rq's min_vruntime of each
+/// CPU that picked a task in that event), and must also keep the kernel's
+/// invariant that min_vruntime never moves backwards (update_min_vruntime(),
+/// fair.c, v5.15: `max_vruntime(cfs_rq->min_vruntime, vruntime)`).
+#[test]
+fn cfs_counters_are_cfs_quantities() {
+    let text = SCENARIO.replacen("[sim]\n", "[sim]\nkernel = \"5.15\"\n", 1);
+    let (trace, _) = export(&text);
+    let lines = counter_lines(&trace);
+    let names: std::collections::BTreeSet<&str> = lines.iter().map(|l| l.1.as_str()).collect();
+    for n in &names {
+        assert!(!n.starts_with("V ") && !n.starts_with("lag ") && !n.starts_with("deadline "), "an EEVDF counter under CFS: {n}");
+    }
+    for n in ["min_vruntime cpu0", "min_vruntime cpu1", "vruntime hog.0", "vruntime ping", "nr_running cpu0", "util_avg cpu1"] {
+        assert!(names.contains(n), "no {n} in {names:?}");
+    }
+    // The model's own min_vruntime after each event that picked a task.
+    let (mut sim, _) = from_text(&text, &Overrides::default(), LogMode::Full).unwrap();
+    let mut want: Vec<(u64, u32, i64)> = Vec::new();
+    loop {
+        let more = sim.step();
+        let marks = &sim.log.marks;
+        for (i, m) in marks.iter().enumerate() {
+            let end = marks.get(i + 1).map_or(sim.log.records.len(), |n| n.first as usize);
+            let mut cpus: Vec<u32> = sim.log.records[m.first as usize..end]
+                .iter()
+                .filter_map(|r| match *r {
+                    Record::Pick { cpu, task, .. } if task != NIL => Some(cpu),
+                    _ => None,
+                })
+                .collect();
+            cpus.sort_unstable();
+            cpus.dedup();
+            for c in cpus {
+                let s = sim.sched();
+                want.push((m.time, c, s.cfs_rqs[s.rqs[c as usize].cfs as usize].min_vruntime as i64));
+            }
+        }
+        sim.log.clear_kept();
+        if !more {
+            break;
+        }
+    }
+    let got: Vec<(u64, u32, i64)> = lines
+        .iter()
+        .filter_map(|(ts, n, v)| n.strip_prefix("min_vruntime cpu").map(|c| (*ts as u64, c.parse().unwrap(), *v)))
+        .collect();
+    assert!(want.len() > 100, "{} picks", want.len());
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        // Perfetto's double conversion may truncate a time by 1 ns.
+        assert!(g.1 == w.1 && g.2 == w.2 && (w.0 as i64 - g.0 as i64) <= 1, "exported {g:?}, the model {w:?}");
+    }
+    for cpu in 0..2u32 {
+        let v: Vec<i64> = got.iter().filter(|g| g.1 == cpu).map(|g| g.2).collect();
+        assert!(v.windows(2).all(|w| w[1].wrapping_sub(w[0]) >= 0), "CPU {cpu}: min_vruntime went back");
+    }
 }
 
 #[test]
