@@ -206,6 +206,9 @@ pub struct Thread {
     pub wakers: Vec<(u32, u64)>,
     pub blocks: u64,
     pub running_at_end: bool,
+    /// First seen as a wakee: asleep since before the trace started (not
+    /// forked in it, not seen running or runnable before its first wake).
+    pub asleep_at_start: bool,
 }
 
 /// A thread is pinned by `pin` to a CPU it spent this share of its CPU
@@ -324,6 +327,7 @@ impl Importer {
             wakers: Vec::new(),
             blocks: 0,
             running_at_end: false,
+            asleep_at_start: st == St::Sleeping,
         });
         self.by_pid.insert(pid, i);
         i
@@ -919,7 +923,10 @@ impl Trace {
         // Threads asleep when the trace starts come first: forked first at
         // time 0, they reach their first `wait` before a waker runs.
         let mut order: Vec<(usize, &Thread)> = self.replayed().collect();
-        order.sort_by_key(|(_, t)| (t.start, !matches!(t.segs.first(), Some(Seg::Block { .. }))));
+        // Not threads whose first act was to block: a thread forked in the
+        // trace that blocked the moment it first ran (`sleep` first) ran
+        // after the threads forked before it, and must here too.
+        order.sort_by_key(|(_, t)| (t.start, !t.asleep_at_start));
         for (i, t) in order {
             let program = if o.fit { self.fit_program(i, &partner, &names, &replayed) } else { self.seq_program(i, &partner, &names, &replayed, o.wakers) };
             if program.is_empty() {
@@ -1014,7 +1021,14 @@ impl Trace {
                 }
             }
         }
-        if pending_run > 0 {
+        // A thread running or runnable when the trace ends was cut off by
+        // the end of the trace, not by anything it did: it still wanted the
+        // CPU, and replays as wanting it to the end (`run`), not as ending
+        // its program there (which would make it exit, a voluntary switch
+        // the kernel never made).
+        if self.threads[i].running_at_end {
+            stmt(&mut out, format_args!("run"));
+        } else if pending_run > 0 {
             stmt(&mut out, format_args!("run {pending_run}ns"));
         }
         if out.ends_with("; ") {
