@@ -81,8 +81,10 @@ pub fn cmd(a: Args) -> Result<String, String> {
     let o = a.import.options(path, a.fit);
     let (sc, _) = import::import(open(path)?, &o).map_err(|e| format!("{path}: {e}"))?;
     // What was written must load: a scenario the model refuses is a bug
-    // of the importer, said here rather than at the next `run`.
-    schedlab_engine::lab::scenario::parse(&sc).map_err(|e| format!("{path}: the imported scenario does not load ({e}); please report it"))?;
+    // of the importer, said here rather than at the next `run`. Checked a
+    // piece at a time: parsed whole, a long trace's scenario takes several
+    // times the memory of the import itself.
+    import::check_scenario(&sc).map_err(|e| format!("{path}: the imported scenario does not load ({e}); please report it"))?;
     match a.out {
         Some(f) => {
             std::fs::write(&f, &sc).map_err(|e| format!("{f}: {e}"))?;

@@ -206,6 +206,9 @@ pub struct Thread {
     pub wakers: Vec<(u32, u64)>,
     pub blocks: u64,
     pub running_at_end: bool,
+    /// First seen as a wakee: asleep since before the trace started (not
+    /// forked in it, not seen running or runnable before its first wake).
+    pub asleep_at_start: bool,
 }
 
 /// A thread is pinned by `pin` to a CPU it spent this share of its CPU
@@ -324,6 +327,7 @@ impl Importer {
             wakers: Vec::new(),
             blocks: 0,
             running_at_end: false,
+            asleep_at_start: st == St::Sleeping,
         });
         self.by_pid.insert(pid, i);
         i
@@ -697,6 +701,102 @@ pub fn import<R: BufRead>(mut r: R, opts: &Options) -> Result<(String, Option<Tr
     Ok((sc, Some(tr)))
 }
 
+/// Lines of one program that [`check_scenario`] parses at once: with the
+/// importer's eight statements a line, about 65 000 statements, a few MB
+/// parsed.
+pub const CHECK_LINES: usize = 8192;
+
+/// Checks that a scenario loads, in pieces, so that the check needs the
+/// memory of one piece and not of the whole parsed scenario: an imported
+/// trace's program holds a statement per burst and sleep, and a parsed
+/// statement takes several times its text (the 24 MB scenario of a 140 MB
+/// `perf sched script` text parses into about 270 MB, heaptrack).
+///
+/// 1. The scenario with every `program = """ ... """` block cut to its
+///    first line: `[sim]`, the topology, the channels and every task's
+///    keys (names unique, nice, affinity, start, process) checked together.
+/// 2. Each block, [`CHECK_LINES`] lines at a time, as the program of a
+///    task of its own. A block with a `{` (a loop: `--fit`, rt-app) is
+///    checked whole; the importer's sequences are flat, one statement
+///    after another, so any run of whole lines of them is a program.
+///
+/// An error names the line and column of `sc` it is on.
+pub fn check_scenario(sc: &str) -> Result<(), crate::lab::scenario::ScenarioError> {
+    use crate::lab::scenario::{parse, Pos, ScenarioError};
+    const OPEN: &str = "program = \"\"\"";
+    const CLOSE: &str = "\"\"\"";
+    // (task number, line number of its first line, lines) of each block's
+    // body, and the skeleton with the line number in `sc` of each of its
+    // lines.
+    let mut blocks: Vec<(usize, u32, Vec<&str>)> = Vec::new();
+    let mut tasks = 0;
+    let mut skeleton = String::new();
+    let mut skeleton_line: Vec<u32> = Vec::new();
+    let mut keep = |skeleton: &mut String, l: &str, no: u32| {
+        skeleton.push_str(l);
+        skeleton.push('\n');
+        skeleton_line.push(no);
+    };
+    let mut lines = sc.lines().zip(1u32..);
+    while let Some((l, no)) = lines.next() {
+        keep(&mut skeleton, l, no);
+        if l.trim_end() == "[[task]]" {
+            tasks += 1;
+        }
+        if l.trim_end() != OPEN {
+            continue;
+        }
+        let (mut body, mut first): (Vec<&str>, u32) = (Vec::new(), no + 1);
+        for (b, bno) in lines.by_ref() {
+            if b.trim_start().starts_with(CLOSE) {
+                // The block's first line stands for it in the skeleton.
+                if let Some(f) = body.first() {
+                    keep(&mut skeleton, f, first);
+                }
+                keep(&mut skeleton, b, bno);
+                break;
+            }
+            if body.is_empty() {
+                first = bno;
+            }
+            body.push(b);
+        }
+        blocks.push((tasks.max(1) - 1, first, body));
+    }
+    // A position in a piece as the position in `sc`.
+    let remap = |mut e: ScenarioError, line_of: &dyn Fn(u32) -> u32| {
+        if let Some(p) = e.pos {
+            e.pos = Some(Pos { line: line_of(p.line), col: p.col });
+        }
+        e
+    };
+    parse(&skeleton).map_err(|e| remap(e, &|l| skeleton_line.get((l as usize).wrapping_sub(1)).copied().unwrap_or(l)))?;
+    let mut piece = String::new();
+    for (i, first, body) in &blocks {
+        let step = if body.iter().any(|l| l.contains('{')) { body.len().max(1) } else { CHECK_LINES };
+        for (k, chunk) in body.chunks(step).enumerate() {
+            // The piece's line 4 is the chunk's first line.
+            piece.clear();
+            piece.push_str("[[task]]\nname = \"t\"\n");
+            piece.push_str(OPEN);
+            piece.push('\n');
+            for l in chunk {
+                piece.push_str(l);
+                piece.push('\n');
+            }
+            piece.push_str(CLOSE);
+            piece.push('\n');
+            let start = *first + (k * step) as u32;
+            parse(&piece).map_err(|e| {
+                let mut e = remap(e, &|l| start + l.saturating_sub(4));
+                e.key = e.key.replacen("task[0]", &format!("task[{i}]"), 1);
+                e
+            })?;
+        }
+    }
+    Ok(())
+}
+
 /// A task name the scenario format accepts: `[A-Za-z_][A-Za-z0-9_-]*`, at
 /// most 64 bytes.
 pub fn task_name(comm: &str, pid: u32) -> String {
@@ -823,7 +923,10 @@ impl Trace {
         // Threads asleep when the trace starts come first: forked first at
         // time 0, they reach their first `wait` before a waker runs.
         let mut order: Vec<(usize, &Thread)> = self.replayed().collect();
-        order.sort_by_key(|(_, t)| (t.start, !matches!(t.segs.first(), Some(Seg::Block { .. }))));
+        // Not threads whose first act was to block: a thread forked in the
+        // trace that blocked the moment it first ran (`sleep` first) ran
+        // after the threads forked before it, and must here too.
+        order.sort_by_key(|(_, t)| (t.start, !t.asleep_at_start));
         for (i, t) in order {
             let program = if o.fit { self.fit_program(i, &partner, &names, &replayed) } else { self.seq_program(i, &partner, &names, &replayed, o.wakers) };
             if program.is_empty() {
@@ -918,7 +1021,14 @@ impl Trace {
                 }
             }
         }
-        if pending_run > 0 {
+        // A thread running or runnable when the trace ends was cut off by
+        // the end of the trace, not by anything it did: it still wanted the
+        // CPU, and replays as wanting it to the end (`run`), not as ending
+        // its program there (which would make it exit, a voluntary switch
+        // the kernel never made).
+        if self.threads[i].running_at_end {
+            stmt(&mut out, format_args!("run"));
+        } else if pending_run > 0 {
             stmt(&mut out, format_args!("run {pending_run}ns"));
         }
         if out.ends_with("; ") {
@@ -933,7 +1043,7 @@ impl Trace {
         let t = &self.threads[i];
         let f = &t.fit;
         if f.sleeps.n == 0 {
-            return if t.running_at_end { "run\n".into() } else { format!("run {}ns\n", f.bursts.mean.round() as u64) };
+            return if t.running_at_end { "run\n".into() } else { format!("run {}ns\n", (f.bursts.mean.round() as u64).max(1)) };
         }
         let mut body = format!("run {}", dist(&f.bursts));
         let bursts = f.bursts.n.max(1) as f64;

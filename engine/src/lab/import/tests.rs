@@ -255,7 +255,9 @@ fn a_request_to_a_preempted_partner_is_inferred() {
     // Two sends and two receives each way: the channels balance, and b's
     // second burst waits for a's second request as it did in the trace.
     let sc = t.to_scenario(&Options::default());
-    assert!(sc.contains("run 100000ns; send to_b-102; run 1000ns; recv to_a-101; run 100000ns; send to_b-102; recv to_a-101\n"), "{sc}");
+    // a, woken by b's last reply 1 µs before the trace ends, still wants
+    // the CPU there: its program ends in `run`.
+    assert!(sc.contains("run 100000ns; send to_b-102; run 1000ns; recv to_a-101; run 100000ns; send to_b-102; recv to_a-101; run\n"), "{sc}");
     assert!(sc.contains("recv to_b-102; run 49000ns; send to_a-101; run 1000ns; recv to_b-102; run 50000ns; send to_a-101; run 1000ns\n"), "{sc}");
     let (mut sim, _) = crate::from_text(&sc, &crate::Overrides::default(), crate::LogMode::HashOnly).unwrap();
     sim.run();
@@ -313,5 +315,57 @@ fn recorded_hogs_are_preempted_at_the_tick() {
     for h in hogs {
         let per = h.cpu_time / h.nivcsw.max(1);
         assert!(per > 2 * 1_400_000, "pid {}: {per} ns per involuntary switch", h.pid);
+    }
+}
+
+/// `check_scenario()` answers as a whole parse does: the expected answer
+/// is not written down but is `scenario::parse()`'s, the same error text
+/// (key, line, column, message) or success. On the recorded traces'
+/// scenarios (sequences and `--fit` loops), and on a scenario made here
+/// with programs longer than `CHECK_LINES` lines, with one fault put in
+/// each time: in a task's keys, in a program's first lines, on both sides
+/// of a piece boundary and far into the last program.
+#[test]
+fn the_piecewise_check_answers_as_the_whole_parse() {
+    let whole = |sc: &str| crate::lab::scenario::parse(sc).map(|_| ()).map_err(|e| e.to_string());
+    let piecewise = |sc: &str| check_scenario(sc).map_err(|e| e.to_string());
+    for name in ["nice.perf.txt", "periodic.perf.txt", "pingpong.perf.txt"] {
+        for fit in [false, true] {
+            let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/traces").join(name);
+            let t = read_trace(std::io::BufReader::new(std::fs::File::open(p).unwrap()), fit).unwrap();
+            let sc = t.to_scenario(&Options { pin: true, fit, ..Options::default() });
+            assert_eq!(piecewise(&sc), Ok(()), "{name}");
+            assert_eq!(whole(&sc), Ok(()), "{name}");
+        }
+    }
+    // Three tasks of 20 000 lines each (two statements a line, as the
+    // importer writes them, only more per line there).
+    let lines = 20_000;
+    let mut sc = String::from("[sim]\nduration = \"1s\"\n[[channel]]\nname = \"to_t1\"\ncapacity = 1099511627776\n");
+    for t in 0..3 {
+        sc += &format!("\n[[task]]\nname = \"t{t}\"\nnice = {t}\nprogram = \"\"\"\n");
+        for i in 0..lines {
+            sc += &format!("run {}ns; {}\n", i + 1, if t == 1 { "recv to_t1" } else { "sleep 3ns" });
+        }
+        sc += "\"\"\"\n";
+    }
+    assert_eq!(piecewise(&sc), Ok(()));
+    assert_eq!(whole(&sc), Ok(()));
+    let program_line = |t: usize, i: usize| format!("run {}ns; {}", i + 1, if t == 1 { "recv to_t1" } else { "sleep 3ns" });
+    // Whole lines: (the line, what it becomes).
+    let faults: Vec<(String, String)> = vec![
+        ("nice = 1".into(), "nice = 99".into()),
+        ("name = \"t2\"".into(), "name = \"t0\"".into()),
+        (program_line(0, 2), "run 3ns; slep 3ns".into()),
+        (program_line(1, CHECK_LINES - 1), "run 1ns; recv".into()),
+        (program_line(1, CHECK_LINES), "run -4ns; recv to_t1".into()),
+        (program_line(2, lines - 7), "run 12993ns; sleep 3ns; loop { run 1ns".into()),
+    ];
+    for (from, to) in faults {
+        let at = sc.find(&format!("\n{from}\n")).unwrap() + 1;
+        let bad = format!("{}{}{}", &sc[..at], to, &sc[at + from.len()..]);
+        let want = whole(&bad);
+        assert!(want.is_err(), "{to}: the fault loads");
+        assert_eq!(piecewise(&bad), want, "{to}");
     }
 }

@@ -18,12 +18,21 @@
 //!   `sched_migrate_task` when a wakeup or the balancer moves a task;
 //!   `sched_process_exit`; `cpu_idle` (state 0 on entry, 4294967295 on exit);
 //! - counters (`tracing_mark_write: C|tgid|name|value`) for what only the
-//!   model knows: per CPU the zero-lag point V at each pick, nr_running and
-//!   the root cfs_rq's util_avg (these two only while streaming, when the
-//!   scheduler can be read after each event); per task its vruntime and lag
-//!   (V − vruntime) whenever it is picked. CPU counters belong to a
-//!   process "schedlab" (pid [`COUNTER_PID`]), task counters to the task's
-//!   process.
+//!   model knows, each a quantity of the kernel preset's own class:
+//!   - EEVDF (v6.6+): per CPU the zero-lag point `V` (avg_vruntime() of the
+//!     root cfs_rq) at each pick of a task; per task its `vruntime` and
+//!     `lag` (V − vruntime) whenever it is picked;
+//!   - CFS (v5.15, v6.5): there is no V, lag or deadline; per CPU the root
+//!     cfs_rq's `min_vruntime` after each event that picked a task (read
+//!     from the scheduler, so only while streaming), per task its
+//!     `vruntime` whenever it is picked;
+//!   - both: per CPU nr_running and the root cfs_rq's util_avg when they
+//!     changed (only while streaming, when the scheduler can be read after
+//!     each event).
+//!
+//!   CPU counters belong to a process "schedlab" (pid [`COUNTER_PID`]),
+//!   task counters to the task's process. A pick of nothing (the CPU goes
+//!   idle) writes no counter: an empty queue has no V.
 //!
 //! Task `i` is pid `1000 + i`; threads of one `process` share the tgid of
 //! its first thread, so Perfetto groups them. Names are sanitised: a comm
@@ -37,6 +46,7 @@ use std::io::{self, Write};
 
 use crate::kernel::lib::rbtree::NIL;
 use crate::kernel::sched::core::Sched;
+use crate::kernel::sched::features::Feature;
 use crate::lab::sim::{Log, Simulation};
 use crate::lab::trace::Record;
 
@@ -104,7 +114,6 @@ pub struct FtraceExport<W: Write> {
     out: W,
     comm: Vec<String>,
     pid: Vec<u32>,
-    tgid: Vec<u32>,
     prio: Vec<i32>,
     /// Per task: its lines' fixed start ([`line_head`]) and `comm=NAME
     /// pid=PID prio=` (the priority changes with `nice`); the idle task's
@@ -113,6 +122,13 @@ pub struct FtraceExport<W: Write> {
     args: Vec<Vec<u8>>,
     idle_head: Vec<u8>,
     counter_head: Vec<u8>,
+    /// Per task: `C|TGID| NAME|`, split after `C|TGID|` (a task counter's
+    /// name goes between).
+    stem: Vec<(Vec<u8>, usize)>,
+    /// Per CPU: `NNN] ` (the end of the line start) and ` cpuN|` (the end
+    /// of a CPU counter's name).
+    cpu_tag: Vec<Vec<u8>>,
+    cpu_name: Vec<Vec<u8>>,
     /// Per CPU: the running task (NIL: idle), whether it is idle, last
     /// sampled nr_running and util_avg, touched by the current event.
     curr: Vec<u32>,
@@ -120,6 +136,15 @@ pub struct FtraceExport<W: Write> {
     last_nr: Vec<u32>,
     last_util: Vec<u64>,
     touched: Vec<bool>,
+    /// CFS: per CPU, the current event picked a task there (its
+    /// min_vruntime is written once the event is done).
+    picked: Vec<bool>,
+    /// The CPUs touched or picked on by the current event (a 96-CPU run
+    /// touches one or two an event: the sample reads those, not all).
+    marked: Vec<u32>,
+    /// The kernel preset is CFS (no EEVDF): min_vruntime instead of V and
+    /// lag.
+    cfs: bool,
     /// Next `Log::marks` index to read.
     next_mark: usize,
     /// Lines not yet written to `out` (up to [`CHUNK`] bytes).
@@ -156,6 +181,27 @@ impl<W: Write> FtraceExport<W> {
                 a
             })
             .collect();
+        let stem = (0..n)
+            .map(|t| {
+                let mut c = b"C|".to_vec();
+                push_dec(&mut c, tgid[t] as u64, 0, false);
+                c.push(b'|');
+                let split = c.len();
+                c.push(b' ');
+                c.extend_from_slice(comm[t].as_bytes());
+                c.push(b'|');
+                (c, split)
+            })
+            .collect();
+        let cpu_tag = (0..ncpu as u64)
+            .map(|c| {
+                let mut t = Vec::with_capacity(8);
+                push_dec(&mut t, c, 3, true);
+                t.extend_from_slice(b"] ");
+                t
+            })
+            .collect();
+        let cpu_name = (0..ncpu).map(|c| format!(" cpu{c}|").into_bytes()).collect();
         writeln!(out, "# tracer: nop")?;
         writeln!(out, "#")?;
         writeln!(out, "# schedlab {} ({} CPUs, {} tasks)", title.replace('\n', " "), ncpu, n)?;
@@ -166,17 +212,22 @@ impl<W: Write> FtraceExport<W> {
             out,
             comm,
             pid,
-            tgid,
             prio,
             head,
             args,
             idle_head: line_head("<idle>", 0, 0),
             counter_head: line_head("schedlab", COUNTER_PID, COUNTER_PID),
+            stem,
+            cpu_tag,
+            cpu_name,
             curr: vec![NIL; ncpu],
             idle: vec![false; ncpu],
             last_nr: vec![u32::MAX; ncpu],
             last_util: vec![u64::MAX; ncpu],
             touched: vec![false; ncpu],
+            picked: vec![false; ncpu],
+            marked: Vec::with_capacity(ncpu),
+            cfs: !s.feat.has(Feature::EEVDF),
             next_mark: 0,
             buf: Vec::with_capacity(CHUNK + 1024),
             stamp: b"0.000000000".to_vec(),
@@ -188,14 +239,17 @@ impl<W: Write> FtraceExport<W> {
 
     /// Reads the events the log gained since the last call. With `sched`
     /// (streaming: called after every step) the per-CPU nr_running and
-    /// util_avg counters are sampled too.
+    /// util_avg counters (and CFS's min_vruntime) are sampled too.
     pub fn ingest(&mut self, log: &Log, sched: Option<&Sched>) -> io::Result<()> {
         while self.next_mark < log.marks.len() {
             let m = log.marks[self.next_mark];
             let end = log.marks.get(self.next_mark + 1).map_or(log.records.len(), |n| n.first as usize);
             self.event(m.time, &log.records[m.first as usize..end]);
-            if let Some(s) = sched {
-                self.sample(m.time, s);
+            match sched {
+                Some(s) => self.sample(m.time, s),
+                // Nothing to read the CPUs' state from: what this event
+                // marked must not be written at a later event's time.
+                None => self.unmark(),
             }
             self.next_mark += 1;
         }
@@ -245,7 +299,9 @@ impl<W: Write> FtraceExport<W> {
 
     /// Starts a line: `TASK-PID (TGID) [CPU] FLAGS SECS.NANOS: EVENT: `
     /// (up to four (old) / five (new) flag characters and a space before
-    /// the timestamp, as Perfetto's tokenizer wants).
+    /// the timestamp, as Perfetto's tokenizer wants). `flags` comes with
+    /// its space (`"d..2 "`), `event` with its colons (`": cpu_idle: "`):
+    /// a line is a few copies of prepared bytes.
     fn begin(&mut self, task: u32, cpu: u32, flags: &str, time: u64, event: &str) {
         let head = if task == NIL {
             &self.idle_head
@@ -263,14 +319,10 @@ impl<W: Write> FtraceExport<W> {
         }
         let l = &mut self.buf;
         l.extend_from_slice(head);
-        push_dec(l, cpu as u64, 3, true);
-        l.extend_from_slice(b"] ");
+        l.extend_from_slice(&self.cpu_tag[cpu as usize]);
         l.extend_from_slice(flags.as_bytes());
-        l.push(b' ');
         l.extend_from_slice(&self.stamp);
-        l.extend_from_slice(b": ");
         l.extend_from_slice(event.as_bytes());
-        l.extend_from_slice(b": ");
     }
 
     fn end(&mut self) {
@@ -286,31 +338,22 @@ impl<W: Write> FtraceExport<W> {
 
     /// `C|999|WHAT cpuN|value`, owned by the pseudo process "schedlab".
     fn cpu_counter(&mut self, cpu: u32, time: u64, what: &str, value: i64) {
-        self.begin(COUNTER_OWNER, cpu, "....", time, "tracing_mark_write");
+        self.begin(COUNTER_OWNER, cpu, ".... ", time, ": tracing_mark_write: C|999|");
         let l = &mut self.buf;
-        l.extend_from_slice(b"C|");
-        push_dec(l, COUNTER_PID as u64, 0, false);
-        l.push(b'|');
         l.extend_from_slice(what.as_bytes());
-        l.extend_from_slice(b" cpu");
-        push_dec(l, cpu as u64, 0, false);
-        l.push(b'|');
+        l.extend_from_slice(&self.cpu_name[cpu as usize]);
         push_int(l, value);
         self.end()
     }
 
     /// `C|tgid|WHAT comm|value` for a task.
     fn task_counter(&mut self, task: u32, cpu: u32, time: u64, what: &str, value: i64) {
-        self.begin(task, cpu, "....", time, "tracing_mark_write");
-        let t = task as usize;
+        self.begin(task, cpu, ".... ", time, ": tracing_mark_write: ");
+        let (stem, split) = &self.stem[task as usize];
         let l = &mut self.buf;
-        l.extend_from_slice(b"C|");
-        push_dec(l, self.tgid[t] as u64, 0, false);
-        l.push(b'|');
+        l.extend_from_slice(&stem[..*split]);
         l.extend_from_slice(what.as_bytes());
-        l.push(b' ');
-        l.extend_from_slice(self.comm[t].as_bytes());
-        l.push(b'|');
+        l.extend_from_slice(&stem[*split..]);
         push_int(l, value);
         self.end()
     }
@@ -321,7 +364,7 @@ impl<W: Write> FtraceExport<W> {
             return;
         }
         self.idle[c] = idle;
-        self.begin(NIL, cpu, "d...", time, "cpu_idle");
+        self.begin(NIL, cpu, "d... ", time, ": cpu_idle: ");
         self.buf.extend_from_slice(b"state=");
         push_dec(&mut self.buf, if idle { 0 } else { IDLE_EXIT as u64 }, 0, false);
         self.buf.extend_from_slice(b" cpu_id=");
@@ -358,8 +401,8 @@ impl<W: Write> FtraceExport<W> {
                 Record::Nice { task, nice } => self.prio[task as usize] = 120 + nice,
                 Record::Fork { task, cpu } => {
                     let cur = self.curr[cpu as usize];
-                    self.touched[cpu as usize] = true;
-                    self.begin(cur, cpu, "d...", time, "sched_wakeup_new");
+                    self.touch(cpu);
+                    self.begin(cur, cpu, "d... ", time, ": sched_wakeup_new: ");
                     self.task_args(task);
                     self.target_cpu(cpu);
                     self.end();
@@ -377,15 +420,15 @@ impl<W: Write> FtraceExport<W> {
                     };
                     // The waker: the task that made the call, else whoever
                     // the interrupt came in on (hardirq context).
-                    let (waker, flags) = if actor != NIL { (actor, "d...") } else { (self.curr[waker_cpu as usize], "d.h.") };
-                    self.touched[cpu as usize] = true;
+                    let (waker, flags) = if actor != NIL { (actor, "d... ") } else { (self.curr[waker_cpu as usize], "d.h. ") };
+                    self.touch(cpu);
                     if prev != cpu {
-                        self.begin(waker, waker_cpu, flags, time, "sched_migrate_task");
+                        self.begin(waker, waker_cpu, flags, time, ": sched_migrate_task: ");
                         self.task_args(task);
                         self.migrate_args(prev, cpu);
                         self.end();
                     }
-                    for ev in ["sched_waking", "sched_wakeup"] {
+                    for ev in [": sched_waking: ", ": sched_wakeup: "] {
                         self.begin(waker, waker_cpu, flags, time, ev);
                         self.task_args(task);
                         self.target_cpu(cpu);
@@ -394,30 +437,37 @@ impl<W: Write> FtraceExport<W> {
                 }
                 Record::Migrate { task, from, to } => {
                     let cur = self.curr[to as usize];
-                    self.touched[from as usize] = true;
-                    self.touched[to as usize] = true;
-                    self.begin(cur, to, "d...", time, "sched_migrate_task");
+                    self.touch(from);
+                    self.touch(to);
+                    self.begin(cur, to, "d... ", time, ": sched_migrate_task: ");
                     self.task_args(task);
                     self.migrate_args(from, to);
                     self.end();
                 }
                 Record::Exit { task, cpu } => {
                     exited = task;
-                    self.begin(task, cpu, "....", time, "sched_process_exit");
+                    self.begin(task, cpu, ".... ", time, ": sched_process_exit: ");
                     self.task_args(task);
                     self.end();
                 }
                 Record::IdleExit { cpu, .. } => self.set_idle(cpu, false, time),
-                Record::Pick { cpu, task, v, vruntime, .. } if self.counters => {
-                    self.cpu_counter(cpu, time, "V", v as i64);
-                    if task != NIL {
-                        self.task_counter(task, cpu, time, "vruntime", vruntime as i64);
+                Record::Pick { cpu, task, v, vruntime, .. } if self.counters && task != NIL => {
+                    if self.cfs {
+                        // v5.15's pick_next_entity() has no V: the queue's
+                        // min_vruntime is sampled once the event is done.
+                        self.mark(cpu);
+                        self.picked[cpu as usize] = true;
+                    } else {
+                        self.cpu_counter(cpu, time, "V", v as i64);
+                    }
+                    self.task_counter(task, cpu, time, "vruntime", vruntime as i64);
+                    if !self.cfs {
                         self.task_counter(task, cpu, time, "lag", v.wrapping_sub(vruntime) as i64);
                     }
                 }
                 Record::Switch { cpu, prev, next, voluntary } => {
                     let c = cpu as usize;
-                    self.touched[c] = true;
+                    self.touch(cpu);
                     if prev == NIL {
                         self.set_idle(cpu, false, time);
                     }
@@ -436,7 +486,7 @@ impl<W: Write> FtraceExport<W> {
                     let np = if next == NIL { 0 } else { self.pid[next as usize] };
                     let ppr = if prev == NIL { 120 } else { self.prio[prev as usize] };
                     let npr = if next == NIL { 120 } else { self.prio[next as usize] };
-                    self.begin(prev, cpu, "d..2", time, "sched_switch");
+                    self.begin(prev, cpu, "d..2 ", time, ": sched_switch: ");
                     self.buf.extend_from_slice(b"prev_comm=");
                     self.push_comm(prev, cpu);
                     self.buf.extend_from_slice(b" prev_pid=");
@@ -470,19 +520,46 @@ impl<W: Write> FtraceExport<W> {
         self.curr.iter().position(|&t| t == task).map(|c| c as u32)
     }
 
+    /// Notes that the current event changed `cpu`'s queue.
+    fn touch(&mut self, cpu: u32) {
+        self.mark(cpu);
+        self.touched[cpu as usize] = true;
+    }
+
+    fn mark(&mut self, cpu: u32) {
+        let c = cpu as usize;
+        if !self.touched[c] && !self.picked[c] {
+            self.marked.push(cpu);
+        }
+    }
+
+    /// Forgets what the current event marked.
+    fn unmark(&mut self) {
+        for c in self.marked.drain(..) {
+            self.touched[c as usize] = false;
+            self.picked[c as usize] = false;
+        }
+    }
+
     /// nr_running and util_avg of the CPUs the last event touched, when
-    /// they changed.
+    /// they changed; under CFS the min_vruntime of those it picked on. In
+    /// CPU order.
     fn sample(&mut self, time: u64, s: &Sched) {
         if !self.counters {
-            self.touched.iter_mut().for_each(|t| *t = false);
-            return;
+            return self.unmark();
         }
-        for c in 0..self.touched.len() {
+        let mut marked = std::mem::take(&mut self.marked);
+        marked.sort_unstable();
+        for &cpu in &marked {
+            let c = cpu as usize;
+            let rq = &s.rqs[c];
+            if std::mem::take(&mut self.picked[c]) {
+                let min_vruntime = s.cfs_rqs[rq.cfs as usize].min_vruntime;
+                self.cpu_counter(cpu, time, "min_vruntime", min_vruntime as i64);
+            }
             if !std::mem::take(&mut self.touched[c]) {
                 continue;
             }
-            let rq = &s.rqs[c];
-            let cpu = c as u32;
             if rq.nr_running != self.last_nr[c] {
                 self.last_nr[c] = rq.nr_running;
                 self.cpu_counter(cpu, time, "nr_running", rq.nr_running as i64);
@@ -493,6 +570,8 @@ impl<W: Write> FtraceExport<W> {
                 self.cpu_counter(cpu, time, "util_avg", util as i64);
             }
         }
+        marked.clear();
+        self.marked = marked;
     }
 }
 
