@@ -67,3 +67,96 @@ fn after_one_failed_newidle(kernel: &str) -> (u64, u64) {
     let sd = &sim.sched().sd[1];
     (sd[0].max_newidle_lb_cost, sd[1].max_newidle_lb_cost)
 }
+
+/// newidle_balance() of v5.15 skips the balance when "this_rq->avg_idle <
+/// sysctl_sched_migration_cost" (0.5 ms; c5b0a7eefc70 made it the lowest
+/// domain's max_newidle_lb_cost in v5.16). CPU 1 of PINNED idles ~200 µs
+/// at a time; avg_idle starts at 2 × migration_cost = 1 ms and each wake-up
+/// moves it 1/8 towards 200 µs: 1000, 900, 812, 736, 669, 610, 559, 514,
+/// then 475 < 500. So v5.15 balances at the first 8 idle entries only, both
+/// domains each time: 16 newidle balances in 50 ms (v6.5: 2 per sleep).
+#[test]
+fn v5_15_balances_a_newly_idle_cpu_only_after_half_a_millisecond_of_average_idle() {
+    let sim = run(PINNED, "5.15");
+    assert_eq!(sim.sched().balance_stats.newidle, 16);
+    let sleeps = sim.sched().tasks[2].stats.nvcsw;
+    assert!(sleeps > 100, "CPU 1 went idle {sleeps} times");
+}
+
+fn run_with(text: &str, kernel: &str, features: &[(&str, bool)]) -> crate::lab::sim::Simulation {
+    let features = features.iter().map(|&(f, on)| (f.to_string(), on)).collect();
+    let ov = Overrides { kernel: Some(kernel.into()), features, ..Default::default() };
+    let (mut sim, _) = from_text(text, &ov, LogMode::HashOnly).unwrap();
+    sim.run();
+    sim
+}
+
+/// One task on one CPU runs 3 ms from fork, then sleeps; the run ends
+/// during that sleep. A new task on an empty CPU starts at util_avg 512
+/// (post_init_entity_util_avg(): half the spare capacity) and its last
+/// PELT update before the sleep is its enqueue at fork (no tick until
+/// 4 ms). util_est_update() at the sleep, fast-up (ewma ≤ sample → ewma =
+/// sample): v5.15–v6.6.y call it after the dequeue, whose update_load_avg()
+/// brought util_avg to 3 ms of running, so the estimate equals the task's
+/// util_avg now (it sleeps, so nothing updates it since). v6.12+
+/// (UTIL_EST_BEFORE_DEQUEUE) call it before, with the fork's 512.
+/// (Also: a task forked at time 0 ages from its fork; its PELT stamp no
+/// longer falls back to 0, the "not attached" mark.)
+#[test]
+fn util_est_samples_util_avg_after_the_dequeue_before_v6_12() {
+    let text = "[sim]\nduration = \"10ms\"\n[topology]\npreset = \"1cpu\"\n\
+        [[task]]\nname = \"t\"\nprogram = \"loop { run 3ms; sleep 20ms }\"\n";
+    for (before, kernel) in [(false, "6.6"), (true, "6.6"), (true, "6.12")] {
+        let features = vec![("UTIL_EST_BEFORE_DEQUEUE".to_string(), before)];
+        let ov = Overrides { kernel: Some(kernel.into()), features, ..Default::default() };
+        let (mut sim, _) = from_text(text, &ov, LogMode::HashOnly).unwrap();
+        sim.run();
+        let s = sim.sched();
+        let a = &s.ents[s.tasks[0].se as usize].avg;
+        let want = if before { 512 } else { a.util_avg as u32 };
+        // 3 ms of running from 512: 512 + 512·(1 − 0.5^(3/32)) ≈ 543, less the
+        // PELT period not yet completed.
+        assert!((530..=545).contains(&a.util_avg), "{kernel}: util_avg {} after 3 ms of running", a.util_avg);
+        assert_eq!(a.task_util_est(), want, "{kernel} before={before}");
+    }
+}
+
+/// post_init_entity_util_avg() of a nice-0 task forked onto a queue with
+/// util_avg U = 100 and load_avg L = 1023: cap = (1024 − U)/2 = 462, and
+/// the util is min(U·w/(L + 1), cap). v6.12+ (se_weight(), w = 1024):
+/// 100·1024/1024 = 100. Before (se->load.weight, w = 1024 << 10):
+/// 100·1 048 576/1024 = 102 400, so the cap, 462: every new task starts at
+/// half the spare capacity, however loaded the queue.
+#[test]
+fn a_forked_tasks_util_is_its_weights_share_from_v6_12() {
+    for (kernel, want) in [("6.6", 462), ("6.12", 100), ("6.18", 100)] {
+        let mut s = crate::tests::audit::sched_on(kernel, "1cpu", &[]);
+        let t = s.add_task(std::rc::Rc::new(crate::kernel::lib::cpumask::CpuMask::full(1)), 0, crate::kernel::sched::core::Policy::Normal, None);
+        let q = s.rqs[0].cfs as usize;
+        s.cfs_rqs[q].avg.util_avg = 100;
+        s.cfs_rqs[q].avg.load_avg = 1023;
+        let se = s.tasks[t as usize].se;
+        s.post_init_entity_util_avg(0, se);
+        assert_eq!(s.ents[se as usize].avg.util_avg, want, "{kernel}");
+    }
+}
+
+/// update_tg_load_avg(): a group queue's load moves 0 → 1000 at 5 ms and
+/// 1000 → 2000 half a millisecond later; each move is more than 1/64 of
+/// the published contribution. v5.15–v6.6.y publish both (tg->load_avg =
+/// 2000); v6.7+ (1528c661c24b) skip the second, less than 1 ms after the
+/// first (tg->load_avg stays 1000).
+#[test]
+fn tg_load_avg_is_published_at_most_once_per_ms_from_v6_7() {
+    for (kernel, want) in [("6.5", 2000), ("6.6.y", 2000), ("6.12", 1000)] {
+        let mut s = crate::tests::audit::sched_on(kernel, "1cpu", &[]);
+        let tg = s.add_group("g", crate::kernel::lib::rbtree::NIL, crate::kernel::sched::weight::scale_load(1024), false);
+        let q = s.groups[tg as usize].cfs_rq[0];
+        for (now, load) in [(5_000_000, 1000), (5_500_000, 2000)] {
+            s.now = now;
+            s.cfs_rqs[q as usize].avg.load_avg = load;
+            s.update_tg_load_avg(q);
+        }
+        assert_eq!(s.groups[tg as usize].load_avg, want, "{kernel}");
+    }
+}

@@ -215,7 +215,10 @@ impl Sched {
             return false;
         }
         let avg_idle = self.rqs[cpu as usize].avg_idle;
-        if !self.rd_overloaded() || avg_idle < self.sd[cpu as usize][0].max_newidle_lb_cost {
+        // v5.16+ (NEWIDLE_LB_COST_GATE): worth it if the expected idle time
+        // covers the lowest domain's balance cost; v5.15: a fixed 0.5 ms.
+        let gate = if self.feat.has(Feature::NEWIDLE_LB_COST_GATE) { self.sd[cpu as usize][0].max_newidle_lb_cost } else { self.tun.migration_cost };
+        if !self.rd_overloaded() || avg_idle < gate {
             return false;
         }
         self.update_blocked_averages(cpu);
@@ -290,8 +293,8 @@ impl Sched {
 
     /// Mirrors `should_we_balance()` (fair.c, v6.18): one CPU per group
     /// balances — a newly idle CPU if it is empty; otherwise the first idle
-    /// CPU of the local group (an idle core's first, above the SMT level), or
-    /// the group's first CPU.
+    /// CPU of the local group (an idle core's first, above the SMT level,
+    /// with SWB_IDLE_CORE), or the group's first CPU.
     fn should_we_balance(&self, cpu: u32, level: usize, idle: Idle) -> bool {
         if idle == Idle::NewlyIdle {
             return self.rqs[cpu as usize].nr_running == 0;
@@ -304,7 +307,7 @@ impl Sched {
             if !self.available_idle_cpu(c) {
                 continue;
             }
-            if !smt_level && self.topo.threads_per_core > 1 {
+            if !smt_level && self.topo.threads_per_core > 1 && self.feat.has(Feature::SWB_IDLE_CORE) {
                 let core = &self.topo.spans[self.topo.smt_span[c as usize] as usize];
                 if !core.iter().all(|s| self.available_idle_cpu(s)) {
                     idle_smt = idle_smt.or(Some(c));
@@ -351,7 +354,7 @@ impl Sched {
     }
 
     /// Mirrors `update_sg_lb_stats()` (fair.c, v6.18) for one group.
-    fn update_sg_lb_stats(&mut self, env: &Env, group: u32, sg_overloaded: &mut bool) -> GroupStats {
+    fn update_sg_lb_stats(&mut self, env: &Env, group: u32, local_group: bool, sg_overloaded: &mut bool) -> GroupStats {
         let topo = self.topo.clone();
         let span = &topo.spans[group as usize];
         let mut s = GroupStats::default();
@@ -368,7 +371,9 @@ impl Sched {
         // machine every group is a core.
         s.smt_group = s.cores == 1 && s.group_weight > 1;
         let pct = self.topo.domains[env.cpu as usize][env.level].imbalance_pct;
-        let smt_balance = env.idle != Idle::NotIdle && s.smt_group && s.sum_h_nr_running > 1;
+        // smt_balance() (v6.6+, LB_SMT_BALANCE): a loaded SMT core other
+        // than the local one, seen by a (newly) idle CPU.
+        let smt_balance = !local_group && self.feat.has(Feature::LB_SMT_BALANCE) && env.idle != Idle::NotIdle && s.smt_group && s.sum_h_nr_running > 1;
         s.group_type = Some(group_classify(pct, &s, smt_balance));
         if matches!(s.gtype(), GroupType::Overloaded) {
             s.avg_load = s.group_load * SCHED_CAPACITY_SCALE / s.group_capacity;
@@ -388,7 +393,7 @@ impl Sched {
         let (mut total_load, mut total_capacity, mut sum_util) = (0u64, 0u64, 0u64);
         let mut sg_overloaded = false;
         for (gi, &g) in d.groups.iter().enumerate() {
-            let sgs = self.update_sg_lb_stats(env, g, &mut sg_overloaded);
+            let sgs = self.update_sg_lb_stats(env, g, gi == 0, &mut sg_overloaded);
             total_load += sgs.group_load;
             total_capacity += sgs.group_capacity;
             sum_util += sgs.group_util;
@@ -419,7 +424,7 @@ impl Sched {
                 return None;
             }
         }
-        let sibling = prefer_sibling && lt == GroupType::HasSpare && sibling_imbalance(env.idle, &busiest, &local) > 1;
+        let sibling = prefer_sibling && lt == GroupType::HasSpare && self.prefer_sibling_imbalance(env.idle, &busiest, &local) > 1;
         if !sibling && bt != GroupType::Overloaded {
             if env.idle == Idle::NotIdle {
                 return None;
@@ -461,7 +466,7 @@ impl Sched {
             }
             env.migration_type = MigrationType::Task;
             if busiest.group_weight == 1 || prefer_sibling {
-                env.imbalance = sibling_imbalance(env.idle, busiest, local);
+                env.imbalance = self.prefer_sibling_imbalance(env.idle, busiest, local);
             } else {
                 env.imbalance = (local.idle_cpus as i64 - busiest.idle_cpus as i64).max(0);
             }
@@ -483,6 +488,18 @@ impl Sched {
         let a = busiest.avg_load.saturating_sub(avg) * busiest.group_capacity;
         let b = avg.saturating_sub(local.avg_load) * local.group_capacity;
         env.imbalance = (a.min(b) / SCHED_CAPACITY_SCALE) as i64;
+    }
+
+    /// The task imbalance that prefer_sibling spreads: `sibling_imbalance()`
+    /// (v6.6+, LB_SIBLING_IMBALANCE), or, in find_busiest_group() and
+    /// calculate_imbalance() of v5.15–v6.5, the plain difference of the two
+    /// groups' task counts, whether or not this CPU is idle.
+    fn prefer_sibling_imbalance(&self, idle: Idle, busiest: &GroupStats, local: &GroupStats) -> i64 {
+        if self.feat.has(Feature::LB_SIBLING_IMBALANCE) {
+            sibling_imbalance(idle, busiest, local)
+        } else {
+            (busiest.sum_nr_running as i64 - local.sum_nr_running as i64).max(0)
+        }
     }
 
     /// Mirrors `update_idle_cpu_scan()` (fair.c, v6.18), SIS_UTIL: the scan
@@ -629,7 +646,10 @@ impl Sched {
                 }
                 MigrationType::Util => {
                     let util = self.ents[self.tasks[p as usize].se as usize].avg.util_avg.max(self.ents[self.tasks[p as usize].se as usize].avg.task_util_est() as u64);
-                    if (util >> failed.min(63)) as i64 > env.imbalance {
+                    // v6.8+ (LB_UTIL_FAILED_SHIFT): failed balances let a
+                    // larger task go, as for load; before, it must fit.
+                    let shift = if self.feat.has(Feature::LB_UTIL_FAILED_SHIFT) { failed.min(63) } else { 0 };
+                    if (util >> shift) as i64 > env.imbalance {
                         continue;
                     }
                     env.imbalance -= util as i64;
@@ -1162,6 +1182,52 @@ mod tests {
                 s.cfs_rqs[1].last = s.tasks[p as usize].se;
             }
             assert_eq!(s.can_migrate_task(&mut env, 1, p), want, "last={last}");
+        }
+    }
+
+    /// prefer_sibling's task imbalance, busiest = 4 tasks on 2 cores,
+    /// local = 1 task on 1 core. v6.5 (find_busiest_group(): "busiest->
+    /// sum_nr_running > local->sum_nr_running + 1"; calculate_imbalance():
+    /// nr_diff = 4 − 1) gives 3, idle or not. v6.6+ sibling_imbalance():
+    /// 0 for a busy CPU; idle: ncores_local = 1, ncores_busiest = 2,
+    /// imb = 1·4 − 2·1 = 2, normalised (2·2 + 1 + 2)/(1 + 2) = 7/3 = 2.
+    #[test]
+    fn prefer_sibling_imbalance_by_version() {
+        let busiest = GroupStats { sum_nr_running: 4, cores: 2, ..Default::default() };
+        let local = GroupStats { sum_nr_running: 1, cores: 1, ..Default::default() };
+        let v65 = crate::tests::audit::sched_on("6.5", "2cpu-vm", &[]);
+        let v66 = crate::tests::audit::sched_on("6.6", "2cpu-vm", &[]);
+        assert_eq!(v65.prefer_sibling_imbalance(Idle::NotIdle, &busiest, &local), 3);
+        assert_eq!(v65.prefer_sibling_imbalance(Idle::Idle, &busiest, &local), 3);
+        assert_eq!(v66.prefer_sibling_imbalance(Idle::NotIdle, &busiest, &local), 0);
+        assert_eq!(v66.prefer_sibling_imbalance(Idle::Idle, &busiest, &local), 2);
+    }
+
+    /// update_sg_lb_stats(): "if (!local_group && smt_balance(env, sgs,
+    /// group))" (v6.6+). Two hogs pinned to CPUs 0 and 4 (one core of the
+    /// i7-4790); CPU 1 balances the MC domain as an idle CPU. Core {0,4}
+    /// runs two tasks: group_smt_balance from CPU 1's view under v6.6, but
+    /// never as CPU 0's own (local) group, and no such type in v6.5.
+    #[test]
+    fn only_a_remote_loaded_smt_core_is_smt_balance() {
+        let text = "[sim]\nduration = \"10ms\"\n[topology]\npreset = \"i7-4790\"\n\
+            [[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"run\"\n\
+            [[task]]\nname = \"b\"\naffinity = \"4\"\nprogram = \"run\"\n";
+        for (kernel, remote_smt) in [("6.5", false), ("6.6", true), ("6.18", true)] {
+            let ov = crate::lab::build::Overrides { kernel: Some(kernel.into()), ..Default::default() };
+            let (mut sim, _) = crate::lab::build::from_text(text, &ov, crate::lab::sim::LogMode::HashOnly).unwrap();
+            sim.run();
+            let s = &mut sim.state.sched;
+            let level = 1;
+            let core0 = s.topo.domains[1][level].groups.iter().copied().find(|&g| s.topo.spans[g as usize].test(0)).unwrap();
+            let mut flag = false;
+            let remote = Env { cpu: 1, level, idle: Idle::Idle, imbalance: 0, migration_type: MigrationType::Task, all_pinned: true };
+            let sgs = s.update_sg_lb_stats(&remote, core0, false, &mut flag);
+            assert_eq!(sgs.sum_h_nr_running, 2);
+            assert_eq!(sgs.gtype() == GroupType::SmtBalance, remote_smt, "{kernel}: core 0 seen from CPU 1");
+            let own = Env { cpu: 0, ..remote };
+            let sgs = s.update_sg_lb_stats(&own, core0, true, &mut flag);
+            assert_ne!(sgs.gtype(), GroupType::SmtBalance, "{kernel}: core 0 as CPU 0's local group");
         }
     }
 

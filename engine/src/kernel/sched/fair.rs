@@ -751,16 +751,24 @@ impl Sched {
         true
     }
 
-    /// Mirrors `dequeue_task_fair()` (fair.c, v6.18).
+    /// Mirrors `dequeue_task_fair()` (fair.c, v6.18): the sleeping task's
+    /// util_est is updated before the dequeue (UTIL_EST_BEFORE_DEQUEUE,
+    /// v6.12+), or after it, from the util_avg the dequeue brought up to
+    /// date (v5.15–v6.6.y).
     pub(crate) fn dequeue_task_fair(&mut self, cpu: u32, task: u32, flags: u32) -> bool {
         let se = self.tasks[task as usize].se;
         if !self.ents[se as usize].sched_delayed {
             self.util_est_dequeue(cpu, se);
         }
-        if flags & DEQUEUE_SLEEP != 0 {
+        let before = self.feat.has(UTIL_EST_BEFORE_DEQUEUE);
+        if flags & DEQUEUE_SLEEP != 0 && before {
             self.util_est_update(se);
         }
-        self.dequeue_entities(cpu, se, flags)
+        let done = self.dequeue_entities(cpu, se, flags);
+        if flags & DEQUEUE_SLEEP != 0 && !before {
+            self.util_est_update(se);
+        }
+        done
     }
 
     /// Mirrors `pick_task_fair()` (fair.c, v6.18): walk down from the root

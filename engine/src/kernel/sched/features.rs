@@ -140,6 +140,44 @@ sched_features! {
     /// that failing newidle balances become rare. Off (v5.15–v6.16, v6.19):
     /// the domain's cost is what the balance took, uncapped.
     NEWIDLE_COST_BUMP = [0, 0, 0, 0, 0, 1], "schedlab (155213a2aed4 \"sched/fair: Bump sd->max_newidle_lb_cost when newidle balance fails\", v6.17; reverted by d206fbad9328 in v6.19)";
+    /// newidle_balance(): a CPU about to go idle skips balancing when its
+    /// average idle time is below the lowest domain's max_newidle_lb_cost.
+    /// Off (v5.15): below sysctl_sched_migration_cost (0.5 ms), so a CPU
+    /// that idles briefly never pulls.
+    NEWIDLE_LB_COST_GATE = [0, 1, 1, 1, 1, 1], "schedlab (c5b0a7eefc70, newidle_balance(), v5.16)";
+    /// The load balancer classifies a non-local SMT core running more than
+    /// one task as group_smt_balance, so a (newly) idle CPU pulls one of
+    /// them, and a CPU of a core without SMT siblings may pull from such a
+    /// core even when both groups have spare capacity. Off (v5.15, v6.5):
+    /// no such group type.
+    LB_SMT_BALANCE = [0, 0, 1, 1, 1, 1], "schedlab (fee1759e4f04 \"sched/fair: Determine active load balance for SMT sched groups\", v6.6)";
+    /// prefer_sibling balancing uses sibling_imbalance(): busy CPUs never
+    /// force it, and task counts are compared per core. Off (v5.15, v6.5):
+    /// find_busiest_group() forces a balance whenever the busiest group runs
+    /// two tasks more than the local one, even when this CPU is busy, and
+    /// moves half the difference.
+    LB_SIBLING_IMBALANCE = [0, 0, 1, 1, 1, 1], "schedlab (7ff1693236f5 \"sched/fair: Implement prefer sibling imbalance calculation between asymmetric groups\", v6.6)";
+    /// should_we_balance(): above the SMT level the balancing CPU is the
+    /// first idle CPU of an idle core, before the first idle CPU of a busy
+    /// core. Off (v5.15, v6.5): the group's first idle CPU.
+    SWB_IDLE_CORE = [0, 0, 1, 1, 1, 1], "schedlab (b1bfeab9b002 \"sched/fair: Consider the idle state of the whole core for load balance\", v6.6)";
+    /// update_tg_load_avg() publishes a queue's load into its group's sum at
+    /// most once per ms. Off (v5.15–v6.6.y): at every update that moved the
+    /// load by more than 1/64.
+    TG_LOAD_AVG_RATELIMIT = [0, 0, 0, 0, 1, 1], "schedlab (1528c661c24b \"sched/fair: Ratelimit update to tg->load_avg\", v6.7)";
+    /// detach_tasks(): a task moved for a utilisation imbalance may be
+    /// larger than the imbalance by 2^nr_balance_failed, as for load. Off
+    /// (v5.15–v6.6.y): its util must fit the imbalance.
+    LB_UTIL_FAILED_SHIFT = [0, 0, 0, 0, 1, 1], "schedlab (3af7524b1419, detach_tasks() shr_bound(util, nr_balance_failed), v6.8)";
+    /// dequeue_task_fair(): a sleeping task's util_est is updated before the
+    /// dequeue, from the util_avg of its last PELT update. Off (v5.15–v6.6.y):
+    /// after the dequeue, from the util_avg the dequeue just brought to now.
+    UTIL_EST_BEFORE_DEQUEUE = [0, 0, 0, 0, 1, 1], "schedlab (dequeue_task_fair() of the delayed-dequeue series, v6.12)";
+    /// post_init_entity_util_avg(): a new task's util is its weight's share
+    /// of the queue's, se_weight() (unscaled). Off (v5.15–v6.8): the scaled
+    /// se->load.weight (1024 times larger), so the share always exceeds the
+    /// cap and a new task starts at half the spare capacity.
+    POST_INIT_UNSCALED_WEIGHT = [0, 0, 0, 0, 1, 1], "schedlab (post_init_entity_util_avg() uses se_weight() in v6.12; se->load.weight in v6.8)";
     /// The load balancer leaves tasks that are not eligible on their queue
     /// alone (unless balancing already failed), when the destination has
     /// tasks queued.

@@ -6,6 +6,7 @@
 //! while queued — the case the v6.7 reweight fix is about.
 
 use crate::kernel::sched::cfs_rq::CfsRq;
+use crate::kernel::sched::features::Feature;
 use crate::kernel::sched::entity::SchedEntity;
 use crate::kernel::sched::load_avg::UPDATE_TG;
 use crate::kernel::lib::rbtree::{RbNode, NIL};
@@ -133,11 +134,12 @@ impl Sched {
 
     /// Mirrors `update_tg_load_avg()` (fair.c, v6.18): publish this queue's
     /// load_avg into the group's sum when it moved by more than 1/64, at
-    /// most once per ms.
+    /// most once per ms (TG_LOAD_AVG_RATELIMIT, v6.7+).
     pub(crate) fn update_tg_load_avg(&mut self, q: u32) {
         let now = self.now;
+        let ratelimit = self.feat.has(Feature::TG_LOAD_AVG_RATELIMIT);
         let cfs = &mut self.cfs_rqs[q as usize];
-        if cfs.tg == NIL || now.saturating_sub(cfs.last_update_tg_load_avg) < 1_000_000 {
+        if cfs.tg == NIL || (ratelimit && now.saturating_sub(cfs.last_update_tg_load_avg) < 1_000_000) {
             return;
         }
         let delta = cfs.avg.load_avg as i64 - cfs.tg_load_avg_contrib;

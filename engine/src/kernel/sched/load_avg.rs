@@ -208,16 +208,20 @@ impl Sched {
 
     /// Mirrors `post_init_entity_util_avg()` (fair.c, v6.18): a new task
     /// starts with half of the CPU's spare capacity, or its weight's share
-    /// of the queue's utilisation if that is smaller.
+    /// of the queue's utilisation if that is smaller. Before v6.12
+    /// (POST_INIT_UNSCALED_WEIGHT off) the share used the scaled weight,
+    /// `se->load.weight` (weight << SCHED_FIXEDPOINT_SHIFT on 64-bit).
     pub(crate) fn post_init_entity_util_avg(&mut self, cpu: u32, se: u32) {
         let q = self.rqs[cpu as usize].cfs;
         let cfs = self.cfs_rqs[q as usize].avg;
         let cap = (SCHED_CAPACITY_SCALE as i64 - cfs.util_avg as i64) / 2;
+        let unscaled = self.feat.has(Feature::POST_INIT_UNSCALED_WEIGHT);
         let e = &mut self.ents[se as usize];
         // init_entity_runnable_average(): tasks start with full load.
         e.avg = SchedAvg { load_avg: e.weight(), ..Default::default() };
         if cap > 0 {
-            let util = if cfs.util_avg != 0 { cfs.util_avg * e.weight() / (cfs.load_avg + 1) } else { cap as u64 };
+            let weight = if unscaled { e.weight() } else { e.load.weight };
+            let util = if cfs.util_avg != 0 { cfs.util_avg * weight / (cfs.load_avg + 1) } else { cap as u64 };
             e.avg.util_avg = util.min(cap as u64);
         }
         e.avg.runnable_avg = e.avg.util_avg;

@@ -112,7 +112,13 @@ impl SchedAvg {
     pub fn update_sum(&mut self, now: u64, load: u64, runnable: u64, running: bool) -> bool {
         let delta = now.wrapping_sub(self.last_update_time);
         if (delta as i64) < 0 {
-            self.last_update_time = now;
+            // The kernel's clock never reads 0, and last_update_time == 0
+            // means "not attached" (update_load_avg()'s DO_ATTACH test).
+            // The model's starts at 0: an entity attached at time 0 (stamped
+            // 1 by attach_entity_load_avg()) and updated again at time 0
+            // would land on the sentinel, skip its own ageing and attach a
+            // second time at its next enqueue.
+            self.last_update_time = now.max(1);
             return false;
         }
         let delta = delta >> 10;
