@@ -215,10 +215,17 @@ impl Sched {
             return false;
         }
         let avg_idle = self.rqs[cpu as usize].avg_idle;
+        // The domains looked at pull rq->next_balance forward to their
+        // idle-interval due time (update_next_balance()), so a CPU that
+        // often goes idle balances periodically at the idle interval, not
+        // the busy one, while it runs again.
+        let mut next_balance = self.jiffies() + self.tun.hz as u64;
         // v5.16+ (NEWIDLE_LB_COST_GATE): worth it if the expected idle time
         // covers the lowest domain's balance cost; v5.15: a fixed 0.5 ms.
         let gate = if self.feat.has(Feature::NEWIDLE_LB_COST_GATE) { self.sd[cpu as usize][0].max_newidle_lb_cost } else { self.tun.migration_cost };
         if !self.rd_overloaded() || avg_idle < gate {
+            self.update_next_balance(cpu, 0, &mut next_balance);
+            self.move_next_balance_forward(cpu, next_balance);
             return false;
         }
         self.update_blocked_averages(cpu);
@@ -226,6 +233,7 @@ impl Sched {
         let mut pulled = false;
         let mut continue_balancing = true;
         for level in 0..levels {
+            self.update_next_balance(cpu, level, &mut next_balance);
             if avg_idle < curr_cost + self.sd[cpu as usize][level].max_newidle_lb_cost {
                 break;
             }
@@ -251,10 +259,26 @@ impl Sched {
         if self.cfs_rqs[rq.cfs as usize].h_nr_queued > 0 {
             pulled = true;
         }
+        self.move_next_balance_forward(cpu, next_balance);
         if pulled {
             self.rqs[cpu as usize].idle_stamp = 0;
         }
         pulled
+    }
+
+    /// Mirrors `update_next_balance()` (fair.c, v5.15–v6.18): the earliest
+    /// due time of the domains a newidle balance looked at, at their idle
+    /// (not busy) interval.
+    fn update_next_balance(&self, cpu: u32, level: usize, next_balance: &mut u64) {
+        let next = self.sd[cpu as usize][level].last_balance + self.sd_balance_interval(cpu, level, false);
+        *next_balance = (*next_balance).min(next);
+    }
+
+    /// The end of `sched_balance_newidle()` (fair.c, v6.18; `out:` of
+    /// newidle_balance() since v5.15): "Move the next balance forward".
+    fn move_next_balance_forward(&mut self, cpu: u32, next_balance: u64) {
+        let rq = &mut self.rqs[cpu as usize];
+        rq.next_balance = rq.next_balance.min(next_balance);
     }
 
     /// `rd->overloaded`: some CPU has more than one task queued (kept
@@ -1228,6 +1252,32 @@ mod tests {
             let own = Env { cpu: 0, ..remote };
             let sgs = s.update_sg_lb_stats(&own, core0, true, &mut flag);
             assert_ne!(sgs.gtype(), GroupType::SmtBalance, "{kernel}: core 0 as CPU 0's local group");
+        }
+    }
+
+    /// newidle_balance() (v5.15–v6.18) ends with "Move the next balance
+    /// forward": each domain it looked at offers its due time at the idle
+    /// interval (update_next_balance(): last_balance +
+    /// get_sd_balance_interval(sd, 0)). CPU 1 of the i7-4790, both domains
+    /// last balanced at jiffy 10, its next periodic balance set far ahead
+    /// (jiffy 1000) by a balance while busy. SMT domain {1,5}: interval 2
+    /// ms → msecs_to_jiffies(2) at HZ 250 = 1, due at 11; MC (8 CPUs): 8 ms
+    /// → 2, due at 12. Without overload it returns at once, having looked
+    /// at the SMT domain only: 11. With overload and a long average idle it
+    /// visits both: min(11, 12) = 11; with the SMT domain's last balance
+    /// moved to jiffy 20 (due 21), the MC domain's 12.
+    #[test]
+    fn a_newidle_balance_pulls_the_next_periodic_balance_forward() {
+        for (overloaded, smt_last, want) in [(false, 10, 11), (true, 10, 11), (true, 20, 12)] {
+            let mut s = crate::tests::audit::sched_on("6.6", "i7-4790", &[]);
+            s.now = 30 * s.tun.tick_nsec;
+            s.nr_overloaded = overloaded as u32;
+            s.rqs[1].avg_idle = 10_000_000;
+            s.rqs[1].next_balance = 1000;
+            s.sd[1][0].last_balance = smt_last;
+            s.sd[1][1].last_balance = 10;
+            assert!(!s.sched_balance_newidle(1));
+            assert_eq!(s.rqs[1].next_balance, want, "overloaded={overloaded} smt_last={smt_last}");
         }
     }
 
