@@ -352,9 +352,9 @@ fn comparison_texts_tell_their_first_behavioural_difference() {
         // "They part at the 1 ms tick: on the right the tick ends sleeper.1's
         // request and CPU 1 switches to a hog; on the left nothing changes then."
         ("eevdf-vs-cfs", &["kind"], ("placement", (1.001, 2.0), None), ("pick", (1.0, 1.0), Some("hog.1"))),
-        // "at 41 ms: on the left w.0's wakeup preempts b.0 on CPU 0, on the
-        // right b.0 runs on until its request ends at the next tick" (HZ 250: 44 ms).
-        ("reweight-fix", &["kind"], ("preemption", (41.0, 42.0), None), ("pick", (44.0, 44.0), Some("w.0"))),
+        // "at CPU 1's tick at 64 ms: on the left the [batch] entity is picked
+        // again and b.0 runs on, on the right ... w.1 runs"
+        ("reweight-fix", &["task"], ("pick", (64.0, 64.0), Some("b.0")), ("pick", (64.0, 64.0), Some("w.1"))),
         // "the pick after a.0 first sleeps (0.654 ms): a walk on the left takes
         // a.4, the O(1) fast path on the right takes a.1"
         ("deadline-tree-fastpath", &["task"], ("pick", (0.6535, 0.6545), Some("a.4")), ("pick", (0.6535, 0.6545), Some("a.1"))),
