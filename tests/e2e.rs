@@ -1491,7 +1491,7 @@ const VIEWS_FN_JS: &str = r#"
       return {
         tree_cfs: tree.dataset.cfs, elig_cfs: elig.dataset.cfs,
         v_label: q('[data-testid="v-line"]').nextElementSibling.textContent,
-        nodes: [...tree.querySelectorAll('[data-testid="tree-node"]')].map(g => ({ x: +g.querySelector('circle.node').getAttribute('cx'), key: g.querySelector('.node-key').textContent, name: g.querySelector('.node-name').textContent })),
+        nodes: [...tree.querySelectorAll('[data-testid="tree-node"]')].map(g => ({ x: +g.querySelector('circle.node').getAttribute('cx'), key: g.querySelector('.node-key').textContent, key_w: g.querySelector('.node-key').getBBox().width, r: +g.querySelector('circle.node').getAttribute('r'), name: g.querySelector('.node-name').textContent })),
         bars: [...elig.querySelectorAll('[data-testid="elig-bar"]')].map(g => ({ name: g.dataset.name, title: g.querySelector('title').textContent, texts: [...g.querySelectorAll('text')].map(t => t.textContent) })),
         panels: ['tree-panel', 'elig-panel'].map(id => q(`[data-testid="${id}"]`).textContent),
         tree_head: q('[data-testid="tree-panel"] h2').textContent,
@@ -1584,6 +1584,11 @@ fn check_views(e: &Value, cfs: bool, at: &str, cpus: u32) -> usize {
     let mut nodes = e["nodes"].as_array().cloned().unwrap_or_default();
     nodes.sort_by(|a, b| a["x"].as_f64().unwrap_or(0.0).total_cmp(&b["x"].as_f64().unwrap_or(0.0)));
     let keys: Vec<f64> = nodes.iter().map(|n| n["key"].as_str().and_then(|k| k.replace('−', "-").parse().ok()).unwrap_or(f64::NAN)).collect();
+    // Every key stays inside its node's circle (long keys are squeezed).
+    for n in &nodes {
+        let (w, r) = (n["key_w"].as_f64().unwrap_or(f64::NAN), n["r"].as_f64().unwrap_or(0.0));
+        assert!(w <= 2.0 * r, "{at}: key {} is {w} wide in a circle of radius {r}", n["key"]);
+    }
     assert!(keys.windows(2).all(|w| w[0] <= w[1]), "{at}: the tree's keys left to right: {keys:?}");
     for n in &nodes {
         let name = n["name"].as_str().unwrap_or_default();

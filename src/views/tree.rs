@@ -51,6 +51,15 @@ pub fn layout(tree: &[TreeNode]) -> Vec<(f64, f64, usize)> {
         .collect()
 }
 
+/// The width a node's key is squeezed to when it would spill out of the
+/// node (the task ring's inside, 2·(R − 3) − 4): monospace glyphs are
+/// 0.6 em wide at the key's 12 px, so "−12.345" would take 50 px of a
+/// 42 px circle. None: the key fits as it is.
+fn key_fit(key: &str) -> Option<f64> {
+    let inner = 2.0 * (R - 3.0) - 4.0;
+    (key.chars().count() as f64 * 0.6 * 12.0 > inner).then_some(inner)
+}
+
 /// A name that fits under a node (DX wide at the tree's font).
 fn short(name: &str) -> String {
     if name.chars().count() > 11 {
@@ -300,6 +309,7 @@ fn tree_svg(
             let picked = task.is_some() && task == picked_task;
             let step = step_of(n.entity);
             let key = fmt::rel_s(n.key, base);
+            let fit = key_fit(&key);
             let aug = fmt::rel_s(n.aug_min, base);
             let tip = if cfs {
                 format!("{name} (entity {})\nvruntime (key): {key} ms\n{}", n.entity, if n.red { "red" } else { "black" })
@@ -336,7 +346,7 @@ fn tree_svg(
                     {picked.then(|| view! { <circle cx=x cy=y r=R + 11.0 class="picked-ring" data-testid="tree-picked" /> })}
                     <circle cx=x cy=y r=R class=if n.red { "node red" } else { "node black" } />
                     {ring.map(|c| view! { <circle cx=x cy=y r=R - 3.0 class="task-ring" style=format!("stroke:{c}") /> })}
-                    <text x=x y=y + 5.0 class="node-key" text-anchor="middle">{key}</text>
+                    <text x=x y=y + 5.0 class="node-key" text-anchor="middle" textLength=fit lengthAdjust=fit.map(|_| "spacingAndGlyphs")>{key}</text>
                     <text x=x y=y + R + 15.0 class="node-name" text-anchor="middle">{short(name)}</text>
                     {(!cfs).then(|| view! { <text x=x y=y + R + 29.0 class="node-num aug" text-anchor="middle">{format!("↓{aug}")}</text> })}
                     {(!buddy.is_empty()).then(|| view! { <text x=x - R * 0.9 y=y - R * 0.8 class="node-tag buddy" text-anchor="middle" data-testid="tree-buddy">{buddy.clone()}</text> })}

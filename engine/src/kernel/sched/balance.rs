@@ -1228,20 +1228,21 @@ mod tests {
     }
 
     /// update_sg_lb_stats(): "if (!local_group && smt_balance(env, sgs,
-    /// group))" (v6.6+). Two hogs pinned to CPUs 0 and 4 (one core of the
-    /// i7-4790); CPU 1 balances the MC domain as an idle CPU. Core {0,4}
-    /// runs two tasks: group_smt_balance from CPU 1's view under v6.6, but
-    /// never as CPU 0's own (local) group, and no such type in v6.5.
+    /// group))" (v6.6+). One task queued on each of CPUs 0 and 4 (one core
+    /// of the i7-4790); CPU 1 balances the MC domain as an idle CPU. Core
+    /// {0,4} runs two tasks: group_smt_balance from CPU 1's view under
+    /// v6.6, but never as CPU 0's own (local) group, and no such type in
+    /// v6.5.
     #[test]
     fn only_a_remote_loaded_smt_core_is_smt_balance() {
-        let text = "[sim]\nduration = \"10ms\"\n[topology]\npreset = \"i7-4790\"\n\
-            [[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"run\"\n\
-            [[task]]\nname = \"b\"\naffinity = \"4\"\nprogram = \"run\"\n";
         for (kernel, remote_smt) in [("6.5", false), ("6.6", true), ("6.18", true)] {
-            let ov = crate::lab::build::Overrides { kernel: Some(kernel.into()), ..Default::default() };
-            let (mut sim, _) = crate::lab::build::from_text(text, &ov, crate::lab::sim::LogMode::HashOnly).unwrap();
-            sim.run();
-            let s = &mut sim.state.sched;
+            let mut s = crate::tests::audit::sched_on(kernel, "i7-4790", &[]);
+            for cpu in [0, 4] {
+                let t = s.add_task(std::rc::Rc::new(crate::kernel::lib::cpumask::CpuMask::full(8)), 0, Policy::Normal, None);
+                s.set_task_cpu(t, cpu, true);
+                s.enqueue_task_fair(cpu, t, crate::kernel::sched::fair::ENQUEUE_WAKEUP);
+                s.tasks[t as usize].on_rq = true;
+            }
             let level = 1;
             let core0 = s.topo.domains[1][level].groups.iter().copied().find(|&g| s.topo.spans[g as usize].test(0)).unwrap();
             let mut flag = false;
