@@ -156,9 +156,10 @@ struct Gathered {
     finished: bool,
     total_ops: Option<u64>,
     ops: u64,
-    /// The fewest ops of one worker, and the number of workers.
+    /// The fewest ops of one unit (`Measure::unit` workers), and the
+    /// number of units.
     min_ops: u64,
-    workers: u64,
+    units: u64,
     /// The run's end, from time 0 (a finished job's time).
     end_secs: f64,
     cpu_time: u64,
@@ -169,18 +170,24 @@ struct Gathered {
     request: crate::lab::trace::hist::Hist,
 }
 
+/// The fewest operations of one unit of `unit` consecutive workers, and
+/// the number of units (`u64::MAX` and 0 without workers).
+fn slowest_unit(ops: &[u64], unit: u32) -> (u64, u64) {
+    ops.chunks(unit.max(1) as usize).fold((u64::MAX, 0), |(min, n), u| (min.min(u.iter().sum()), n + 1))
+}
+
 impl Gathered {
     /// How long the whole job takes. A job of fixed work (hackbench,
-    /// pipe-test with loops) ends when its slowest worker has done its share
-    /// (hackbench's time is when the last receiver has read everything):
-    /// cut short by the duration, the time is extrapolated from the
-    /// slowest worker's rate over the measured window, its share being
-    /// total / workers. Without a fixed amount, the measured window.
+    /// pipe-test with loops) ends when its slowest unit has done its share
+    /// (hackbench's time is when the last group's receivers have read
+    /// everything): cut short by the duration, the time is extrapolated
+    /// from the slowest unit's rate over the measured window, its share
+    /// being total / units. Without a fixed amount, the measured window.
     fn job_secs(&self) -> f64 {
         match self.total_ops {
             Some(_) if self.finished => self.end_secs,
-            Some(total) if self.workers > 0 => {
-                let share = total as f64 / self.workers as f64;
+            Some(total) if self.units > 0 => {
+                let share = total as f64 / self.units as f64;
                 self.secs * share / (self.min_ops as f64).max(1.0)
             }
             _ => self.secs,
@@ -216,7 +223,7 @@ impl Simulation {
             total_ops: w.measure.total_ops,
             ops: 0,
             min_ops: u64::MAX,
-            workers: w.workers.len() as u64,
+            units: 0,
             end_secs: s.now.max(1) as f64 / 1e9,
             cpu_time: 0,
             nvcsw: 0,
@@ -230,12 +237,13 @@ impl Simulation {
             g.wakeup.merge(&s.wakeup_latency(t));
             g.request.merge(&st.request_latency);
             g.ops += st.ops;
-            g.min_ops = g.min_ops.min(st.ops);
             g.nvcsw += st.nvcsw;
             g.nivcsw += st.nivcsw;
             g.migrations += st.nr_migrations;
             g.cpu_time += self.task_cpu_time(t);
         }
+        let ops: Vec<u64> = w.workers.iter().map(|&t| s.tasks[t as usize].stats.ops).collect();
+        (g.min_ops, g.units) = slowest_unit(&ops, w.measure.unit);
         g
     }
 
@@ -289,14 +297,33 @@ mod tests {
     /// 3333.3 msgs/s); a job without a fixed amount reports its rate.
     #[test]
     fn a_fixed_work_job_ends_with_its_slowest_worker() {
-        let g = Gathered { secs: 0.1, total_ops: Some(1000), ops: 400, min_ops: 50, workers: 4, ..Default::default() };
+        let g = Gathered { secs: 0.1, total_ops: Some(1000), ops: 400, min_ops: 50, units: 4, ..Default::default() };
         assert!((g.value(Metric::Time) - 0.5).abs() < 1e-12);
         assert!((g.value(Metric::Throughput) - 2000.0).abs() < 1e-9);
         let done = Gathered { finished: true, end_secs: 0.3, ..g };
         assert!((done.value(Metric::Time) - 0.3).abs() < 1e-12);
         assert!((done.value(Metric::Throughput) - 1000.0 / 0.3).abs() < 1e-9);
-        let open = Gathered { secs: 0.1, ops: 400, workers: 4, ..Default::default() };
+        let open = Gathered { secs: 0.1, ops: 400, units: 4, ..Default::default() };
         assert!((open.value(Metric::Throughput) - 4000.0).abs() < 1e-9);
         assert!((open.value(Metric::Time) - 0.1).abs() < 1e-12);
+    }
+
+    /// hackbench's unit is a group: its senders keep the group's receivers
+    /// within a pipe of each other, so a group ends as one. Receivers of
+    /// two groups of 2 did 10, 30 | 25, 25 ops in the window: by group the
+    /// slowest unit did 40 of its 1000 / 2 = 500, so the job takes
+    /// 0.1 × 500 / 40 = 1.25 s; counted one receiver at a time the
+    /// slowest did 10 of 250 and the job would take 2.5 s.
+    #[test]
+    fn a_groups_receivers_finish_together() {
+        let ops = [10, 30, 25, 25];
+        assert_eq!(slowest_unit(&ops, 2), (40, 2));
+        assert_eq!(slowest_unit(&ops, 1), (10, 4));
+        assert_eq!(slowest_unit(&[], 2), (u64::MAX, 0));
+        let (min_ops, units) = slowest_unit(&ops, 2);
+        let g = Gathered { secs: 0.1, total_ops: Some(1000), ops: 90, min_ops, units, ..Default::default() };
+        assert!((g.value(Metric::Time) - 1.25).abs() < 1e-12);
+        let (min_ops, units) = slowest_unit(&ops, 1);
+        assert!((Gathered { min_ops, units, ..g }.value(Metric::Time) - 2.5).abs() < 1e-12);
     }
 }

@@ -82,6 +82,11 @@ pub struct Measure {
     pub workers: Vec<String>,
     /// Operations the workload does in total when it runs to completion.
     pub total_ops: Option<u64>,
+    /// How many consecutive workers (tasks, in `workers`' order) progress
+    /// as one unit of a fixed-work job: their operations are summed before
+    /// the slowest unit is found (hackbench: a group's receivers, which its
+    /// senders keep within a pipe's capacity of each other). 1: each alone.
+    pub unit: u32,
     /// Load labels by the parameter a study varies, where it is not the
     /// one `load` names (schbench: "24 workers" instead of "2 mthreads").
     pub load_by: Vec<(&'static str, String)>,
@@ -485,7 +490,7 @@ impl Out {
     }
 
     fn measure(&self, kind: &'static str, case: String, load: String, metric: Metric, workers: Vec<String>) -> Measure {
-        Measure { name: self.name.clone(), kind, case, load, metric, workers, total_ops: None, load_by: Vec::new() }
+        Measure { name: self.name.clone(), kind, case, load, metric, workers, total_ops: None, unit: 1, load_by: Vec::new() }
     }
 }
 
@@ -534,6 +539,13 @@ fn hackbench(a: &mut Args, o: &mut Out) -> R<Measure> {
     }
     let mut m = o.measure("hackbench", format!("{mode}-{ipc}"), plural(groups, "group", "groups"), Metric::Time, workers);
     m.total_ops = Some(groups as u64 * fds as u64 * fds as u64 * loops);
+    // Each sender writes to every receiver of its group in turn and blocks
+    // on the first full pipe, so no receiver falls more than a pipe's
+    // capacity (per sender) behind its group: over the seconds of a real
+    // run a group finishes as one, when its receivers together have read
+    // its share. The group, not one receiver, is the unit whose rate in the
+    // window predicts the job's end.
+    m.unit = fds;
     Ok(m)
 }
 

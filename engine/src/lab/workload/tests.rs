@@ -51,6 +51,9 @@ fn hackbench_threads_pipe() {
     assert_eq!((e.measure.case.as_str(), e.measure.load.as_str()), ("threads-pipe", "2 groups"));
     assert_eq!(e.measure.workers.len(), 6);
     assert_eq!(e.measure.total_ops, Some(72));
+    // A group's 3 receivers are one unit of the job, listed together.
+    assert_eq!(e.measure.unit, 3);
+    assert_eq!(e.measure.workers[3..], ["hackbench-g1-rx0", "hackbench-g1-rx1", "hackbench-g1-rx2"]);
 }
 
 #[test]
