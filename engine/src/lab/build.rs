@@ -10,7 +10,7 @@ use crate::kernel::lib::cpumask::CpuMask;
 use crate::kernel::sched::features::{Feature, Features};
 use crate::kernel::sched::presets::{self, Scaling, Tunables};
 use crate::lab::program::{Names, Program};
-use crate::lab::scenario::{self, Named, Scenario, ScenarioError, TunableScaling};
+use crate::lab::scenario::{self, BalancePhases, Named, Scenario, ScenarioError, TunableScaling};
 use crate::kernel::sched::core::Sched;
 use crate::lab::sim::{LogMode, Simulation, Static};
 use crate::kernel::sched::topology::{Topology, PRESETS};
@@ -40,6 +40,7 @@ pub struct Config {
     pub duration: u64,
     /// Results count from this time on.
     pub warmup: u64,
+    pub balance_phases: BalancePhases,
 }
 
 fn unknown(what: &str, name: &str, known: &[&str]) -> String {
@@ -140,6 +141,7 @@ pub fn config(sc: &Scenario, ov: &Overrides) -> Result<Config, ScenarioError> {
         seed: ov.seed.unwrap_or(sc.sim.seed),
         duration,
         warmup,
+        balance_phases: sc.sim.balance_phases.map_or(BalancePhases::Boot, |(p, _)| p),
     })
 }
 
@@ -200,6 +202,9 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
     let cfg = config(sc, ov)?;
     let (tasks, channels, measures) = crate::lab::workload::expand_all(sc, cfg.cpus)?;
     let mut sched = Sched::new(cfg.topology.clone(), cfg.features, cfg.tunables);
+    if cfg.balance_phases == BalancePhases::Spread {
+        spread_balance_phases(&mut sched, cfg.seed);
+    }
     let group_ids = add_groups(&mut sched, &sc.groups);
     let names = instance_names(&tasks);
     let mut info = Static {
@@ -275,6 +280,20 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
         info.workloads.push(crate::lab::sim::WorkloadRun { measure: m, workers });
     }
     Ok((Simulation::new(sched, info, mode), cfg))
+}
+
+/// `balance_phases = "spread"`: each CPU's domains were last balanced at a
+/// uniformly random jiffy of their busy interval before the run, drawn
+/// from a stream of their own so that the run's random source is the same
+/// either way.
+fn spread_balance_phases(sched: &mut Sched, seed: u64) {
+    let mut rng = crate::lab::rng::Rng::new(seed ^ 0xba1a_9ce0_9a5e_5eed);
+    for cpu in 0..sched.topo.nr_cpus() {
+        for level in 0..sched.topo.domains[cpu as usize].len() {
+            let busy = sched.busy_balance_interval(cpu, level);
+            sched.sd[cpu as usize][level].last_balance = -(rng.uniform(0, busy - 1) as i64);
+        }
+    }
 }
 
 /// Creates the scenario's groups, parents first (the parser has checked

@@ -352,6 +352,23 @@ pub struct Sim {
     pub costs: Costs,
     /// ns; key "warmup": results count from this time on (0: from the start).
     pub warmup: Option<(u64, Pos)>,
+    /// key "balance_phases"; default boot.
+    pub balance_phases: Option<(BalancePhases, Pos)>,
+}
+
+/// When each CPU's sched domains were last balanced as the run begins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BalancePhases {
+    /// All at time 0, as sd_init() leaves them after boot: the first
+    /// periodic balances of a level come due together, and on busy CPUs
+    /// the next ones only a busy interval (busy_factor × the domain's
+    /// interval: 1.8 s for a 112-CPU LLC) later.
+    Boot,
+    /// Each CPU's domains last balanced at a random point (from the seed)
+    /// of their busy interval, as on a machine that has run the load for
+    /// long: its periodic balances, and the SIS_UTIL budget the LLC's
+    /// balance refreshes, come due spread over the interval.
+    Spread,
 }
 
 /// sysctl_sched_tunable_scaling.
@@ -801,7 +818,7 @@ const STUDY_KEYS: [&str; 7] = ["base", "compare", "seeds", "load", "loads", "cas
 pub(crate) fn study_key_hint(name: &str) -> Option<String> {
     STUDY_KEYS.contains(&name).then(|| format!(": `{name}` is a [study] key (write it under [study])"))
 }
-const SIM_KEYS: [&str; 10] = [
+const SIM_KEYS: [&str; 11] = [
     "duration",
     "warmup",
     "seed",
@@ -812,6 +829,7 @@ const SIM_KEYS: [&str; 10] = [
     "base_slice",
     "tunable_scaling",
     "costs",
+    "balance_phases",
 ];
 const COST_KEYS: [&str; 6] = ["context_switch", "thread_switch", "migration", "scan", "wakeup", "idle_exit"];
 const GROUP_KEYS: [&str; 5] = ["name", "parent", "weight", "shares", "idle"];
@@ -1196,6 +1214,16 @@ impl Cx<'_, '_> {
                         }
                     };
                     sim.tunable_scaling = Some((t, self.pos(v.start)));
+                }
+                "balance_phases" => {
+                    let p = match self.string(v, &key, "\"boot\" or \"spread\"")? {
+                        "boot" => BalancePhases::Boot,
+                        "spread" => BalancePhases::Spread,
+                        other => {
+                            return Err(self.err(&key, v, format!("balance_phases must be \"boot\" or \"spread\", found \"{other}\"")))
+                        }
+                    };
+                    sim.balance_phases = Some((p, self.pos(v.start)));
                 }
                 "costs" => {
                     for c in self.table(v, &key)? {
@@ -1714,6 +1742,7 @@ impl Sim {
             tunable_scaling: None,
             costs: Costs::default(),
             warmup: None,
+            balance_phases: None,
         }
     }
 }

@@ -160,3 +160,45 @@ fn tg_load_avg_is_published_at_most_once_per_ms_from_v6_7() {
         assert_eq!(s.groups[tg as usize].load_avg, want, "{kernel}");
     }
 }
+
+/// 16 hogs on one LLC of 8 single-thread cores (one MC domain of 8 CPUs):
+/// every CPU is busy from the start. get_sd_balance_interval(sd, busy)
+/// (v6.18): 8 ms × busy_factor 16 = 128 ms = 32 jiffies at HZ 250, − 1 =
+/// 31 jiffies. update_idle_cpu_scan() runs only from a periodic balance of
+/// the LLC's domain, so until one comes due SIS_UTIL's budget stays the
+/// idle machine's, 8 (`sis_util_budget_starts_at_an_idle_llc`).
+/// - `balance_phases = "boot"`: every domain last balanced at jiffy 0, so
+///   every CPU's first periodic balance is due at jiffy 31 (124 ms): at
+///   120 ms none has run and the budget is still 8; at 125 ms all 8 have.
+/// - `"spread"`: each CPU last balanced k ∈ [0, 30] jiffies before the
+///   run, due at jiffy 31 − k ∈ [1, 31]: by 125 ms each CPU has balanced
+///   exactly once (the next is due 31 jiffies after its first, ≥ jiffy 32),
+///   at distinct times, so by 120 ms some have, and each refresh saw
+///   Σutil ≥ 8 × 512 (a forked task's util starts at half the idle CPU's
+///   capacity and only grows while it runs): x ≥ 512, t ≥ 512² × 117² /
+///   (10000 × 1024) = 350, budget ≤ (1024 − 350) × 8 / 1024 = 5 < 8.
+#[test]
+fn spread_balance_phases_refresh_the_scan_budget_within_one_busy_interval() {
+    let text = |phases: &str| {
+        format!(
+            "[sim]\nduration = \"1s\"\nbalance_phases = \"{phases}\"\n\
+             [topology]\nsockets = 1\nllcs_per_socket = 1\ncores_per_llc = 8\nthreads_per_core = 1\n\
+             [[task]]\nname = \"hog\"\ncount = 16\nprogram = \"run\"\n"
+        )
+    };
+    let at = |phases: &str, seed: u64, ms: u64| {
+        let ov = Overrides { kernel: Some("6.18".into()), seed: Some(seed), ..Default::default() };
+        let (mut sim, _) = from_text(&text(phases), &ov, LogMode::HashOnly).unwrap();
+        sim.run_until(ms * 1_000_000);
+        let s = sim.sched();
+        assert_eq!(s.topo.domains[0].len(), 1, "one domain level");
+        (s.balance_stats.periodic, s.llc[0].nr_idle_scan)
+    };
+    for seed in 1..=3 {
+        assert_eq!(at("boot", seed, 120), (0, 8), "seed {seed}");
+        assert_eq!(at("boot", seed, 125).0, 8, "seed {seed}");
+        let (early, budget) = at("spread", seed, 120);
+        assert!((1..=8).contains(&early) && budget <= 5, "seed {seed}: {early} balances, budget {budget}");
+        assert_eq!(at("spread", seed, 125).0, 8, "seed {seed}");
+    }
+}

@@ -28,8 +28,8 @@ const MAX_PINNED_INTERVAL: u32 = 512;
 pub struct DomainState {
     /// ms; doubles on balanced attempts up to max_interval.
     pub balance_interval: u32,
-    /// jiffies.
-    pub last_balance: u64,
+    /// jiffies (negative: before the run began).
+    pub last_balance: i64,
     pub nr_balance_failed: u32,
     /// ns.
     pub max_newidle_lb_cost: u64,
@@ -133,6 +133,12 @@ impl Sched {
         j.clamp(1, max)
     }
 
+    /// The interval between a busy CPU's periodic balances of a domain, in
+    /// jiffies (get_sd_balance_interval(sd, 1)).
+    pub fn busy_balance_interval(&self, cpu: u32, level: usize) -> u64 {
+        self.sd_balance_interval(cpu, level, true)
+    }
+
     /// Mirrors `sched_balance_trigger()` (fair.c, v6.18), at every tick of a
     /// busy CPU: periodic balancing when due, and the NOHZ kick that makes
     /// an idle CPU balance on behalf of all tickless idle CPUs.
@@ -165,16 +171,16 @@ impl Sched {
                 break;
             }
             let mut interval = self.sd_balance_interval(cpu, level, busy);
-            if jiffies >= self.sd[cpu as usize][level].last_balance + interval {
+            if jiffies as i64 >= self.sd[cpu as usize][level].last_balance + interval as i64 {
                 self.balance_stats.periodic += 1;
                 if self.sched_balance_rq(cpu, level, idle, &mut continue_balancing) > 0 {
                     idle = if self.available_idle_cpu(cpu) { Idle::Idle } else { Idle::NotIdle };
                     busy = idle != Idle::Idle && !self.sched_idle_cpu(cpu);
                 }
-                self.sd[cpu as usize][level].last_balance = jiffies;
+                self.sd[cpu as usize][level].last_balance = jiffies as i64;
                 interval = self.sd_balance_interval(cpu, level, busy);
             }
-            let due = self.sd[cpu as usize][level].last_balance + interval;
+            let due = (self.sd[cpu as usize][level].last_balance + interval as i64).max(0) as u64;
             if next_balance > due {
                 next_balance = due;
                 update_next = true;
@@ -270,7 +276,7 @@ impl Sched {
     /// due time of the domains a newidle balance looked at, at their idle
     /// (not busy) interval.
     fn update_next_balance(&self, cpu: u32, level: usize, next_balance: &mut u64) {
-        let next = self.sd[cpu as usize][level].last_balance + self.sd_balance_interval(cpu, level, false);
+        let next = (self.sd[cpu as usize][level].last_balance + self.sd_balance_interval(cpu, level, false) as i64).max(0) as u64;
         *next_balance = (*next_balance).min(next);
     }
 

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::{format_duration, ChannelSpec, GroupSpec, Param, Policy, Scenario, StudySpec, TaskSpec, TunableScaling, WorkloadSpec};
+use super::{format_duration, BalancePhases, ChannelSpec, GroupSpec, Param, Policy, Scenario, StudySpec, TaskSpec, TunableScaling, WorkloadSpec};
 
 /// A TOML basic string: quotes, backslashes and control characters
 /// escaped, everything else (non-ASCII included) as it is.
@@ -69,6 +69,13 @@ pub fn to_toml(sc: &Scenario) -> String {
             TunableScaling::Linear => "linear",
         };
         let _ = writeln!(s, "tunable_scaling = {}", quote(name));
+    }
+    if let Some((bp, _)) = sim.balance_phases {
+        let name = match bp {
+            BalancePhases::Boot => "boot",
+            BalancePhases::Spread => "spread",
+        };
+        let _ = writeln!(s, "balance_phases = {}", quote(name));
     }
     let c = sim.costs;
     let costs: Vec<String> = [("context_switch", c.context_switch), ("thread_switch", c.thread_switch), ("migration", c.migration), ("scan", c.scan), ("wakeup", c.wakeup), ("idle_exit", c.idle_exit)]

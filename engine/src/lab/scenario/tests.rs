@@ -140,6 +140,9 @@ fn erase_positions(s: &mut Scenario) {
     if let Some(t) = &mut s.sim.tunable_scaling {
         t.1 = z;
     }
+    if let Some(b) = &mut s.sim.balance_phases {
+        b.1 = z;
+    }
     let t = &mut s.topology;
     t.pos = z;
     if let Some(n) = &mut t.preset {
@@ -503,6 +506,8 @@ fn other_ranges() {
     );
     let e = err("[sim]\nduration = \"0s\"\n");
     assert_err(&e, "sim.duration", p(2, 12), "positive");
+    let e = err("[sim]\nbalance_phases = \"steady\"\n");
+    assert_err(&e, "sim.balance_phases", p(2, 18), "\"boot\" or \"spread\", found \"steady\"");
     let e = err("[sim]\ntunable_scaling = \"lin\"\n");
     assert_err(
         &e,
@@ -1066,6 +1071,7 @@ hz = 250
 patches = ["a", "b"]
 features = { PLACE_LAG = "off", NEXT_BUDDY = true }
 tunable_scaling = "log"
+balance_phases = "spread"
 [topology]
 sockets = 2
 cores_per_llc = 4

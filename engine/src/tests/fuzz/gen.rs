@@ -239,6 +239,9 @@ pub(crate) fn document(r: &mut Rng) -> Value {
     if chance(r, 4) {
         sim.insert("tunable_scaling".into(), json!(pick(r, &["none", "log", "linear"])));
     }
+    if chance(r, 4) {
+        sim.insert("balance_phases".into(), json!(pick(r, &["boot", "spread"])));
+    }
     if chance(r, 3) {
         let mut c = Map::new();
         for k in ["context_switch", "thread_switch", "migration", "scan", "idle_exit"] {

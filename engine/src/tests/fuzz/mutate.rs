@@ -29,7 +29,7 @@ const STRINGS: &[&str] = &[
 
 /// Keys of every table, to put where they belong and where they do not.
 const KEYS: &[&str] = &[
-    "duration", "seed", "kernel", "hz", "patches", "features", "base_slice", "tunable_scaling", "costs", "preset", "sockets", "llcs_per_socket",
+    "duration", "seed", "kernel", "hz", "patches", "features", "base_slice", "tunable_scaling", "balance_phases", "costs", "preset", "sockets", "llcs_per_socket",
     "cores_per_llc", "threads_per_core", "name", "count", "nice", "policy", "slice", "affinity", "start", "program", "group", "want_preempt",
     "process", "parent", "weight", "shares", "idle", "capacity", "kind", "base", "compare", "seeds", "load", "loads", "cases", "metric", "groups",
     "fds", "loops", "datasize", "mode", "ipc", "workers", "message_threads", "threads", "instances", "work", "sleep", "jitter", "cpu", "window",
