@@ -282,16 +282,28 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
     Ok((Simulation::new(sched, info, mode), cfg))
 }
 
-/// `balance_phases = "spread"`: each CPU's domains were last balanced at a
-/// uniformly random jiffy of their busy interval before the run, drawn
-/// from a stream of their own so that the run's random source is the same
-/// either way.
+/// `balance_phases = "spread"`: each CPU's domains were last balanced at
+/// some jiffy of their busy interval before the run. The phases are
+/// spread evenly rather than drawn one by one: CPU i of a level sits at
+/// the fraction u + i/φ (mod 1) of the interval, u drawn from the seed (a
+/// stream of its own, so the run's random source is the same either way).
+/// Any set of CPUs, every LLC's balancing CPUs among them, then has its
+/// balances due evenly over the interval, and every window of a run sees
+/// the share of them a long run averages; independent draws made that
+/// share itself differ from seed to seed.
 fn spread_balance_phases(sched: &mut Sched, seed: u64) {
+    const INV_PHI: u64 = 0x9e37_79b9_7f4a_7c15; // 2^64 / φ
     let mut rng = crate::lab::rng::Rng::new(seed ^ 0xba1a_9ce0_9a5e_5eed);
-    for cpu in 0..sched.topo.nr_cpus() {
-        for level in 0..sched.topo.domains[cpu as usize].len() {
+    let levels = (0..sched.topo.nr_cpus()).map(|c| sched.topo.domains[c as usize].len()).max().unwrap_or(0);
+    for level in 0..levels {
+        let u = rng.next_u64();
+        for cpu in 0..sched.topo.nr_cpus() {
+            if level >= sched.topo.domains[cpu as usize].len() {
+                continue;
+            }
+            let frac = u.wrapping_add((cpu as u64).wrapping_mul(INV_PHI));
             let busy = sched.busy_balance_interval(cpu, level);
-            sched.sd[cpu as usize][level].last_balance = -(rng.uniform(0, busy - 1) as i64);
+            sched.sd[cpu as usize][level].last_balance = -(((frac as u128 * busy as u128) >> 64) as i64);
         }
     }
 }
