@@ -364,10 +364,11 @@ pub enum BalancePhases {
     /// the next ones only a busy interval (busy_factor × the domain's
     /// interval: 1.8 s for a 112-CPU LLC) later.
     Boot,
-    /// Each CPU's domains last balanced at a random point (from the seed)
-    /// of their busy interval, as on a machine that has run the load for
-    /// long: its periodic balances, and the SIS_UTIL budget the LLC's
-    /// balance refreshes, come due spread over the interval.
+    /// Each CPU's domains last balanced at a point of their busy interval,
+    /// spread evenly over the CPUs from an offset drawn from the seed, as
+    /// on a machine that has run the load for long: its periodic balances,
+    /// and the SIS_UTIL budget the LLC's balance refreshes, come due spread
+    /// over the interval (lab::build::spread_balance_phases).
     Spread,
 }
 
