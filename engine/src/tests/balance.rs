@@ -171,9 +171,10 @@ fn tg_load_avg_is_published_at_most_once_per_ms_from_v6_7() {
 ///   every CPU's first periodic balance is due at jiffy 31 (124 ms): at
 ///   120 ms none has run and the budget is still 8; at 125 ms all 8 have.
 /// - `"spread"`: each CPU last balanced k ∈ [0, 30] jiffies before the
-///   run, due at jiffy 31 − k ∈ [1, 31]: by 125 ms each CPU has balanced
-///   exactly once (the next is due 31 jiffies after its first, ≥ jiffy 32),
-///   at distinct times, so by 120 ms some have, and each refresh saw
+///   run (k spread evenly over the CPUs), due at jiffy 31 − k ∈ [1, 31]:
+///   by 125 ms each CPU has balanced exactly once (the next is due 31
+///   jiffies after its first, ≥ jiffy 32), so by 120 ms some have, and
+///   each refresh saw
 ///   Σutil ≥ 8 × 512 (a forked task's util starts at half the idle CPU's
 ///   capacity and only grows while it runs): x ≥ 512, t ≥ 512² × 117² /
 ///   (10000 × 1024) = 350, budget ≤ (1024 − 350) × 8 / 1024 = 5 < 8.
