@@ -133,6 +133,13 @@ impl Sched {
         j.clamp(1, max)
     }
 
+    /// The jiffy a domain's next periodic balance is due `interval` after
+    /// its last (`sd->last_balance + interval`); a balance before the run
+    /// (`balance_phases = "spread"`) may make it due from jiffy 0.
+    fn balance_due(&self, cpu: u32, level: usize, interval: u64) -> u64 {
+        (self.sd[cpu as usize][level].last_balance + interval as i64).max(0) as u64
+    }
+
     /// The interval between a busy CPU's periodic balances of a domain, in
     /// jiffies (get_sd_balance_interval(sd, 1)).
     pub fn busy_balance_interval(&self, cpu: u32, level: usize) -> u64 {
@@ -171,7 +178,7 @@ impl Sched {
                 break;
             }
             let mut interval = self.sd_balance_interval(cpu, level, busy);
-            if jiffies as i64 >= self.sd[cpu as usize][level].last_balance + interval as i64 {
+            if jiffies >= self.balance_due(cpu, level, interval) {
                 self.balance_stats.periodic += 1;
                 if self.sched_balance_rq(cpu, level, idle, &mut continue_balancing) > 0 {
                     idle = if self.available_idle_cpu(cpu) { Idle::Idle } else { Idle::NotIdle };
@@ -180,7 +187,7 @@ impl Sched {
                 self.sd[cpu as usize][level].last_balance = jiffies as i64;
                 interval = self.sd_balance_interval(cpu, level, busy);
             }
-            let due = (self.sd[cpu as usize][level].last_balance + interval as i64).max(0) as u64;
+            let due = self.balance_due(cpu, level, interval);
             if next_balance > due {
                 next_balance = due;
                 update_next = true;
@@ -276,7 +283,7 @@ impl Sched {
     /// due time of the domains a newidle balance looked at, at their idle
     /// (not busy) interval.
     fn update_next_balance(&self, cpu: u32, level: usize, next_balance: &mut u64) {
-        let next = (self.sd[cpu as usize][level].last_balance + self.sd_balance_interval(cpu, level, false) as i64).max(0) as u64;
+        let next = self.balance_due(cpu, level, self.sd_balance_interval(cpu, level, false));
         *next_balance = (*next_balance).min(next);
     }
 
