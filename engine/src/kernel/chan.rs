@@ -212,6 +212,12 @@ impl Sched {
     pub fn task_reply(&mut self, task: u32) {
         let mut list = std::mem::take(&mut self.tasks[task as usize].requests);
         for &caller in &list {
+            // Only a wake that finds the caller asleep is a wake-up whose
+            // latency counts (a caller still running sees the reply at once).
+            let c = &mut self.tasks[caller as usize];
+            if c.waiting && c.state == TaskState::Sleeping {
+                c.woken_by_reply = true;
+            }
             self.task_wake(task, caller);
         }
         // Hand the (now empty) buffer back so the list never reallocates.

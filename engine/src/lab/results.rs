@@ -234,7 +234,8 @@ impl Simulation {
         };
         for &t in &w.workers {
             let st = &s.tasks[t as usize].stats;
-            g.wakeup.merge(&s.wakeup_latency(t));
+            let wakeups = if w.measure.reply_wakeups { s.reply_latency(t) } else { s.wakeup_latency(t) };
+            g.wakeup.merge(&wakeups);
             g.request.merge(&st.request_latency);
             g.ops += st.ops;
             g.nvcsw += st.nvcsw;

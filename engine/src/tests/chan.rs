@@ -219,6 +219,48 @@ fn reply_wakes_every_caller_in_order_and_request_latency_is_call_to_call() {
 }
 
 #[test]
+fn only_a_reply_ends_a_call_wakeup_as_schbench_times_it() {
+    // m answers from `wait`, so every `call` of w blocks until m's reply
+    // wakes it: 3 wake-ups by a reply. Each `sleep 1ms` ends with the
+    // timer's wake-up: 3 more. schbench's msg_and_wait() times only the
+    // first kind (the worker's usleep() is not timed).
+    let sim = run(&format!(
+        "{FREE}[[task]]\nname = \"m\"\nprogram = \"loop {{ reply; wait }}\"\n\
+         [[task]]\nname = \"w\"\nprogram = \"loop 3 {{ call m; sleep 1ms; run 2ms }}\"\n"
+    ));
+    let w = id(&sim, "w");
+    let s = sim.sched();
+    assert_eq!((s.wakeup_latency(w).count, s.reply_latency(w).count), (6, 3));
+    // m is woken by calls, never by a reply.
+    assert_eq!(s.reply_latency(id(&sim, "m")).count, 0);
+}
+
+#[test]
+fn schbench_2023_measures_the_reply_wakeups_not_the_think_time_sleep() {
+    // One message thread, 2 workers of `call; sleep 100us; run 1ms` on
+    // 2 CPUs: the workload's latency count is the workers' reply wake-ups
+    // only, about one per 1.1 ms cycle each, not the two per cycle (reply
+    // and timer) a task's own wakeup_latency counts.
+    let (mut sim, _) = from_text(
+        "[sim]\nkernel = \"6.6\"\nduration = \"50ms\"\n[topology]\npreset = \"2cpu-vm\"\n\
+         [[workload]]\nkind = \"schbench\"\nworkers = 2\n",
+        &Overrides::default(),
+        LogMode::Schedule,
+    )
+    .unwrap();
+    sim.run();
+    let result = sim.workload_result(&sim.info.workloads[0]);
+    let (mut replies, mut all) = (0, 0);
+    for k in 0..2 {
+        let t = id(&sim, &format!("schbench-m0-w.{k}"));
+        replies += sim.sched().reply_latency(t).count;
+        all += sim.sched().wakeup_latency(t).count;
+    }
+    assert_eq!(result.wakeup_latency_ns.count, replies);
+    assert!(replies > 0 && all >= 2 * replies - 2, "{replies} of {all}");
+}
+
+#[test]
 fn a_deadlock_is_reported_by_name() {
     let sim = run(&format!("{FREE}[[task]]\nname = \"lonely\"\nprogram = \"recv nobody\"\n"));
     assert!(sim.warnings.iter().any(|w| w.contains("deadlock") && w.contains("lonely")), "{:?}", sim.warnings);

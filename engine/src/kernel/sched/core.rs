@@ -66,6 +66,10 @@ pub struct TaskStats {
     /// Wakeup latency: from try_to_wake_up() to running (read it through
     /// `Sched::wakeup_latency`: the newest samples may still be batched).
     pub wakeup_latency: Hist,
+    /// The same for only the wake-ups that ended a `call` (its target's
+    /// `reply`): the wake-up schbench times in msg_and_wait(), not the one
+    /// from its usleep() (read it through `Sched::reply_latency`).
+    pub reply_latency: Hist,
     /// Loop iterations the program completed (workload "ops").
     pub ops: u64,
     /// `futex_wait`s that ended by their timeout (ETIMEDOUT).
@@ -127,6 +131,8 @@ pub struct Task {
     pub runnable_since: u64,
     /// Set by a wakeup, cleared when the wakeup's latency was recorded.
     pub woken: bool,
+    /// The pending wakeup is a `reply` ending the task's `call`.
+    pub woken_by_reply: bool,
     pub stats: TaskStats,
 }
 
@@ -220,9 +226,9 @@ pub struct Sched {
     /// CPUs asked to reschedule during the current event, in order; the
     /// simulation runs each of them.
     pub kicked: Vec<u32>,
-    /// Wakeup latencies not yet in their tasks' histograms: recorded in
-    /// batches (see `flush_latencies`).
-    pub lat_pending: Vec<(u32, u64)>,
+    /// Wakeup latencies not yet in their tasks' histograms, with whether a
+    /// `reply` woke the task: recorded in batches (see `flush_latencies`).
+    pub lat_pending: Vec<(u32, u64, bool)>,
     /// Scratch for select_idle_cpu() (the kernel's `select_rq_mask`).
     pub(crate) select_mask: CpuMask,
     /// CPUs with more than one task queued (`rd->overloaded` is
@@ -377,6 +383,7 @@ impl Sched {
             policy,
             runnable_since: 0,
             woken: false,
+            woken_by_reply: false,
             stats: TaskStats::default(),
         });
         id
@@ -725,7 +732,7 @@ impl Sched {
             if t.woken {
                 t.woken = false;
                 let lat = now - t.runnable_since;
-                self.lat_pending.push((next, lat));
+                self.lat_pending.push((next, lat, std::mem::take(&mut t.woken_by_reply)));
                 if self.lat_pending.len() == LAT_BATCH {
                     self.flush_latencies();
                 }
@@ -739,20 +746,36 @@ impl Sched {
     /// a tight loop lets those misses overlap instead of stalling the
     /// scheduler path one at a time.
     pub fn flush_latencies(&mut self) {
-        for &(t, lat) in &self.lat_pending {
-            self.tasks[t as usize].stats.wakeup_latency.record(lat);
+        for &(t, lat, reply) in &self.lat_pending {
+            let stats = &mut self.tasks[t as usize].stats;
+            stats.wakeup_latency.record(lat);
+            if reply {
+                stats.reply_latency.record(lat);
+            }
         }
         self.lat_pending.clear();
     }
 
     /// A task's wakeup-latency histogram including samples still batched.
-    pub fn wakeup_latency(&self, task: u32) -> std::borrow::Cow<'_, crate::lab::trace::hist::Hist> {
-        let h = &self.tasks[task as usize].stats.wakeup_latency;
-        if !self.lat_pending.iter().any(|&(t, _)| t == task) {
+    pub fn wakeup_latency(&self, task: u32) -> std::borrow::Cow<'_, Hist> {
+        self.with_pending(task, &self.tasks[task as usize].stats.wakeup_latency, false)
+    }
+
+    /// The latency of a task's wake-ups by a `reply`, including samples
+    /// still batched.
+    pub fn reply_latency(&self, task: u32) -> std::borrow::Cow<'_, Hist> {
+        self.with_pending(task, &self.tasks[task as usize].stats.reply_latency, true)
+    }
+
+    /// `h` with the task's batched samples added (only a reply's if
+    /// `replies`).
+    fn with_pending<'a>(&self, task: u32, h: &'a Hist, replies: bool) -> std::borrow::Cow<'a, Hist> {
+        let mut pending = self.lat_pending.iter().filter(|&&(t, _, reply)| t == task && (reply || !replies)).peekable();
+        if pending.peek().is_none() {
             return std::borrow::Cow::Borrowed(h);
         }
         let mut h = h.clone();
-        for &(_, lat) in self.lat_pending.iter().filter(|&&(t, _)| t == task) {
+        for &(_, lat, _) in pending {
             h.record(lat);
         }
         std::borrow::Cow::Owned(h)
