@@ -64,15 +64,18 @@ pub enum Io {
 impl Sched {
     /// The task running on `cpu` (the waker) wakes `p` from a wait. The
     /// waker pays for try_to_wake_up() in its system call (`costs.wakeup`);
-    /// a wake of a task that is not asleep costs nothing extra.
-    fn wake_waiter(&mut self, p: u32, cpu: u32, flags: u32) {
-        if self.tasks[p as usize].state == TaskState::Sleeping {
-            self.try_to_wake_up(p, flags, cpu);
-            let waker = self.rqs[cpu as usize].curr;
-            if waker != crate::kernel::lib::rbtree::NIL {
-                self.tasks[waker as usize].overhead += self.tun.cost_wakeup;
-            }
+    /// a wake of a task that is not asleep costs nothing extra. Returns
+    /// whether it woke `p` from sleep.
+    fn wake_waiter(&mut self, p: u32, cpu: u32, flags: u32) -> bool {
+        if self.tasks[p as usize].state != TaskState::Sleeping {
+            return false;
         }
+        self.try_to_wake_up(p, flags, cpu);
+        let waker = self.rqs[cpu as usize].curr;
+        if waker != crate::kernel::lib::rbtree::NIL {
+            self.tasks[waker as usize].overhead += self.tun.cost_wakeup;
+        }
+        true
     }
 
     /// Wakes up to `n` tasks from the front of a wait queue of `ch`.
@@ -130,8 +133,9 @@ impl Sched {
         }
     }
 
-    /// `wake`: sets `target`'s wake word and wakes it if it waits.
-    pub fn task_wake(&mut self, task: u32, target: u32) {
+    /// `wake`: sets `target`'s wake word and wakes it if it waits. Returns
+    /// whether it woke `target` from sleep.
+    pub fn task_wake(&mut self, task: u32, target: u32) -> bool {
         let cpu = self.tasks[task as usize].cpu;
         let t = &mut self.tasks[target as usize];
         let woke = t.waiting;
@@ -139,9 +143,10 @@ impl Sched {
         let t = &mut self.tasks[target as usize];
         if woke {
             t.waiting = false;
-            self.wake_waiter(target, cpu, 0);
+            self.wake_waiter(target, cpu, 0)
         } else {
             t.wake_pending = true;
+            false
         }
     }
 
@@ -212,13 +217,11 @@ impl Sched {
     pub fn task_reply(&mut self, task: u32) {
         let mut list = std::mem::take(&mut self.tasks[task as usize].requests);
         for &caller in &list {
-            // Only a wake that finds the caller asleep is a wake-up whose
-            // latency counts (a caller still running sees the reply at once).
-            let c = &mut self.tasks[caller as usize];
-            if c.waiting && c.state == TaskState::Sleeping {
-                c.woken_by_reply = true;
+            // Only a wake that finds the caller asleep has a latency (the
+            // caller is picked later: try_to_wake_up() only queues it).
+            if self.task_wake(task, caller) {
+                self.tasks[caller as usize].woken_by_reply = true;
             }
-            self.task_wake(task, caller);
         }
         // Hand the (now empty) buffer back so the list never reallocates.
         list.clear();

@@ -232,8 +232,10 @@ impl Simulation {
             wakeup: Default::default(),
             request: Default::default(),
         };
+        let mut ops = Vec::with_capacity(w.workers.len());
         for &t in &w.workers {
             let st = &s.tasks[t as usize].stats;
+            ops.push(st.ops);
             let wakeups = if w.measure.reply_wakeups { s.reply_latency(t) } else { s.wakeup_latency(t) };
             g.wakeup.merge(&wakeups);
             g.request.merge(&st.request_latency);
@@ -243,7 +245,6 @@ impl Simulation {
             g.migrations += st.nr_migrations;
             g.cpu_time += self.task_cpu_time(t);
         }
-        let ops: Vec<u64> = w.workers.iter().map(|&t| s.tasks[t as usize].stats.ops).collect();
         (g.min_ops, g.units) = slowest_unit(&ops, w.measure.unit);
         g
     }
