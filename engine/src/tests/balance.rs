@@ -83,14 +83,6 @@ fn v5_15_balances_a_newly_idle_cpu_only_after_half_a_millisecond_of_average_idle
     assert!(sleeps > 100, "CPU 1 went idle {sleeps} times");
 }
 
-fn run_with(text: &str, kernel: &str, features: &[(&str, bool)]) -> crate::lab::sim::Simulation {
-    let features = features.iter().map(|&(f, on)| (f.to_string(), on)).collect();
-    let ov = Overrides { kernel: Some(kernel.into()), features, ..Default::default() };
-    let (mut sim, _) = from_text(text, &ov, LogMode::HashOnly).unwrap();
-    sim.run();
-    sim
-}
-
 /// One task on one CPU runs 3 ms from fork, then sleeps; the run ends
 /// during that sleep. A new task on an empty CPU starts at util_avg 512
 /// (post_init_entity_util_avg(): half the spare capacity) and its last
