@@ -197,7 +197,10 @@ fn a_futex_wake_ends_the_wait_and_its_stale_timer_ends_nothing_later() {
 #[test]
 fn reply_wakes_every_caller_in_order_and_request_latency_is_call_to_call() {
     // Two workers call m; m replies to both at once. Each worker's request
-    // (call return -> next call) is its 1 ms sleep + 2 ms run.
+    // (call return -> next call) is its 1 ms sleep + 2 ms run. m answers
+    // from `wait`, so every `call` blocks until the reply wakes it: 3
+    // wake-ups by a reply per worker, and 3 more by the end of each
+    // `sleep 1ms`. schbench's msg_and_wait() times only the first kind.
     let sim = run(&format!(
         "{FREE}[[task]]\nname = \"m\"\nprogram = \"loop {{ reply; wait }}\"\n\
          [[task]]\nname = \"w\"\ncount = 2\nprogram = \"loop 3 {{ call m; sleep 1ms; run 2ms }}\"\n"
@@ -213,26 +216,13 @@ fn reply_wakes_every_caller_in_order_and_request_latency_is_call_to_call() {
         // two workers' runs interleave, so a request takes at least 3 ms.
         assert_eq!(st.request_latency.count, 2);
         assert!(st.request_latency.max >= 3_000 * US, "{}", st.request_latency.max);
+        let w = id(&sim, &format!("w.{k}"));
+        assert_eq!((sim.sched().wakeup_latency(w).count, sim.sched().reply_latency(w).count), (6, 3), "w.{k}");
     }
+    // m is woken by calls, never by a reply.
+    assert_eq!(sim.sched().reply_latency(m).count, 0);
     // m never exits: the run goes on to the duration, m waiting.
     assert_eq!(sim.now(), 1_000_000 * US);
-}
-
-#[test]
-fn only_a_reply_ends_a_call_wakeup_as_schbench_times_it() {
-    // m answers from `wait`, so every `call` of w blocks until m's reply
-    // wakes it: 3 wake-ups by a reply. Each `sleep 1ms` ends with the
-    // timer's wake-up: 3 more. schbench's msg_and_wait() times only the
-    // first kind (the worker's usleep() is not timed).
-    let sim = run(&format!(
-        "{FREE}[[task]]\nname = \"m\"\nprogram = \"loop {{ reply; wait }}\"\n\
-         [[task]]\nname = \"w\"\nprogram = \"loop 3 {{ call m; sleep 1ms; run 2ms }}\"\n"
-    ));
-    let w = id(&sim, "w");
-    let s = sim.sched();
-    assert_eq!((s.wakeup_latency(w).count, s.reply_latency(w).count), (6, 3));
-    // m is woken by calls, never by a reply.
-    assert_eq!(s.reply_latency(id(&sim, "m")).count, 0);
 }
 
 #[test]
