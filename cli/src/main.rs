@@ -164,9 +164,24 @@ pub struct StudyRuns {
     /// Threads to run on [default: one per CPU]
     #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     pub threads: Option<usize>,
+    /// Set a feature flag in every configuration (`schedlab features`), to
+    /// see what a mechanism changes; repeatable
+    #[arg(long = "feature", value_name = "F=on|off", value_parser = crate::feature)]
+    pub features: Vec<(String, bool)>,
 }
 
 impl StudyRuns {
+    /// The seeds and feature flags asked for, set in a planned study.
+    pub fn apply(&self, study: &mut schedlab_engine::lab::study::Study) -> Result<(), String> {
+        if let Some(n) = self.runs {
+            study.set_seeds((1..=n).collect());
+        }
+        for (f, on) in &self.features {
+            study.set_feature(f, *on)?;
+        }
+        Ok(())
+    }
+
     pub fn threads(&self) -> usize {
         self.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
     }

@@ -17,7 +17,10 @@ pub struct Args {
 }
 
 pub fn cmd(a: Args) -> Result<String, String> {
-    let mut r = Reproduction::plan(a.seed.as_deref(), a.pool.runs)?;
+    let mut r = Reproduction::plan(a.seed.as_deref())?;
+    for s in r.studies.values_mut() {
+        a.pool.apply(s)?;
+    }
     let runs: usize = r.studies.values().map(|s| s.runs.len()).sum();
     let bar = progress::bar(runs as u64, "reproduce".into(), "runs");
     r.run(a.pool.threads(), &|done, total| {

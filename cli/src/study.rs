@@ -21,9 +21,7 @@ pub struct Args {
 pub fn cmd(a: Args) -> Result<String, String> {
     let text = a.scenario.read()?;
     let mut study = Study::new(&text).map_err(|e| format!("{}: {e}", a.scenario.path))?;
-    if let Some(n) = a.pool.runs {
-        study.set_seeds((1..=n).collect());
-    }
+    a.pool.apply(&mut study)?;
     let bar = progress::bar(study.runs.len() as u64, format!("study {}", a.scenario.path), "runs");
     run_many(&mut [&mut study], a.pool.threads(), &|done, _| bar.set_position(done as u64))?;
     drop(bar);

@@ -59,6 +59,27 @@ fn study_prints_the_mail_table() {
 }
 
 #[test]
+fn study_feature_sets_a_flag_in_every_configuration() {
+    let study = data("study.toml");
+    let values = |extra: &[&str]| -> Vec<f64> {
+        let mut args = vec!["study", study.as_str(), "--runs", "1", "--json", "--threads", "1"];
+        args.extend(extra);
+        let v: serde_json::Value = serde_json::from_str(&stdout(&schedlab(&args))).unwrap();
+        v["rows"][0]["cells"].as_array().unwrap().iter().map(|c| c["values"][0].as_f64().unwrap()).collect()
+    };
+    let plain = values(&[]);
+    // Off is every preset's default: nothing changes.
+    assert_eq!(values(&["--feature", "CPUIDLE_MENU=off"]), plain);
+    // The menu governor picks other idle states on the i7-4790, so both
+    // configurations' runs change.
+    let menu = values(&["--feature", "CPUIDLE_MENU=on"]);
+    assert_eq!(menu.len(), 2);
+    assert!(menu.iter().zip(&plain).all(|(a, b)| a != b), "{menu:?} {plain:?}");
+    let err = fails(&schedlab(&["study", &study, "--feature", "NOPE=on"]));
+    assert!(err.contains("--feature: unknown feature flag `NOPE`"), "{err}");
+}
+
+#[test]
 fn explain_tells_the_first_events() {
     let src = temp("explain.toml", "[[task]]\nname = \"a\"\nprogram = \"run\"\n");
     let out = stdout(&schedlab(&["explain", &src, "--events", "1"]));

@@ -3,6 +3,7 @@
 //! except [`crate::lab::trace`], the event log it writes to.
 
 pub mod chan;
+pub mod cpuidle;
 pub mod lib;
 pub mod patches;
 pub mod sched;

@@ -365,8 +365,7 @@ pub struct Reproduction {
 
 impl Reproduction {
     /// Plans the reproduction of the tables of `seed` (all seeds: None).
-    /// `runs` replaces every study's seeds with 1..=runs.
-    pub fn plan(seed: Option<&str>, runs: Option<u64>) -> Result<Reproduction, String> {
+    pub fn plan(seed: Option<&str>) -> Result<Reproduction, String> {
         let tables: Vec<MailTable> = tables().into_iter().filter(|t| seed.is_none_or(|s| t.seed == s)).collect();
         if tables.is_empty() {
             let seeds: Vec<String> = self::tables().into_iter().map(|t| t.seed).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
@@ -380,9 +379,6 @@ impl Reproduction {
             let text = study_text(&t.study).ok_or_else(|| format!("table `{}` names study `{}`, which is not shipped", t.title, t.study))?;
             let mut s = Study::new(text).map_err(|e| format!("{}: {e}", t.study))?;
             s.count_engagement = true;
-            if let Some(n) = runs {
-                s.set_seeds((1..=n.max(1)).collect());
-            }
             studies.insert(t.study.clone(), s);
         }
         Ok(Reproduction { tables, studies })

@@ -12,6 +12,10 @@ use crate::lab::queue::{EvKind, Queue};
 use crate::lab::rng::Rng;
 use crate::kernel::sched::core::{PrevState, Sched, TaskState};
 use crate::lab::trace::{Entry, LogHash, Record};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+mod idle;
 
 /// Instructions one step of a program may take without reaching a
 /// statement (loop bookkeeping of `loop N { loop 0 { .. } }`); past it the
@@ -59,6 +63,14 @@ pub struct SimState {
     loops: Vec<u64>,
     loop_stride: usize,
     cpus: Vec<CpuSim>,
+    /// Per CPU, its idle loop under the menu governor (`idle.rs`).
+    idle: Vec<idle::CpuIdle>,
+    /// Per CPU, the hrtimers armed on it (expiry, task, futex wait or
+    /// `idle::SLEEP`), earliest first; a cancelled one stays until it
+    /// reaches the front (see `idle::timer_armed`).
+    timers: Vec<BinaryHeap<Reverse<(u64, u32, u32)>>>,
+    /// Per task, when its sleep's timer fires (u64::MAX: not sleeping).
+    sleep_at: Vec<u64>,
     /// Discrete events processed so far.
     pub events: u64,
     /// Tasks whose program ended; when all have, the run is over.
@@ -225,6 +237,9 @@ impl Simulation {
             loops: vec![0; ntasks * loop_stride],
             loop_stride,
             cpus: vec![CpuSim::default(); ncpus],
+            idle: vec![idle::CpuIdle::default(); ncpus],
+            timers: vec![BinaryHeap::new(); ncpus],
+            sleep_at: vec![u64::MAX; ntasks],
             events: 0,
             exited: 0,
             done: false,
@@ -242,7 +257,9 @@ impl Simulation {
             mode,
             count: 0,
         };
-        Simulation { state, info, log, warnings: Vec::new(), signals: None, measure_from: 0, cpu_base: Vec::new() }
+        let mut sim = Simulation { state, info, log, warnings: Vec::new(), signals: None, measure_from: 0, cpu_base: Vec::new() };
+        sim.boot_idle();
+        sim
     }
 
     pub fn now(&self) -> u64 {
@@ -435,11 +452,16 @@ impl Simulation {
             EvKind::Wake(t) => {
                 // The sleep timer fires on the CPU the task slept on.
                 let this_cpu = self.state.sched.tasks[t as usize].cpu;
+                self.timer_ends(t);
+                self.state.sleep_at[t as usize] = u64::MAX;
                 self.state.sched.try_to_wake_up(t, 0, this_cpu);
+                self.idle_interrupt(this_cpu);
             }
             EvKind::FutexTimeout { task, seq } => {
+                self.timer_ends(task);
                 if self.state.sched.futex_timeout(task, seq) {
                     self.state.cursors[task as usize].timed_out = true;
+                    self.idle_interrupt(self.state.sched.tasks[task as usize].cpu);
                 }
             }
             EvKind::BurstEnd(cpu) => self.run_cpu(cpu, true),
@@ -468,7 +490,7 @@ impl Simulation {
                 if self.state.cpus[cpu as usize].exiting {
                     continue;
                 }
-                let latency = self.idle_exit_latency(cpu);
+                let latency = self.idle_exit(cpu);
                 if latency > 0 {
                     self.state.sched.trace(Record::IdleExit { cpu, latency });
                     self.state.cpus[cpu as usize].exiting = true;
@@ -480,18 +502,6 @@ impl Simulation {
             self.run_cpu(cpu, false);
         }
         self.state.sched.kicked.clear();
-    }
-
-    /// How long an idle CPU takes to start running what it was sent: the
-    /// exit latency of the idle state its idle period ended in (see
-    /// `topology::idle_state_for`), or the scenario's fixed `idle_exit`.
-    fn idle_exit_latency(&self, cpu: u32) -> u64 {
-        let s = &self.state.sched;
-        if let Some(fixed) = s.tun.idle_exit {
-            return fixed;
-        }
-        let idle_for = s.now.saturating_sub(self.state.cpus[cpu as usize].idle_since);
-        crate::kernel::sched::topology::idle_state_for(s.topo.idle_states, idle_for).map_or(0, |st| st.exit_latency_ns)
     }
 
     /// Moves this event's records into the log and the hash.
@@ -607,7 +617,7 @@ impl Simulation {
             h.u64((prev_state as u64) << 32 | next as u64);
         }
         if switched && next == NIL {
-            self.state.cpus[cpu as usize].idle_since = self.state.sched.now;
+            self.idle_enter(cpu);
         }
         if switched {
             // The old task's burst end means nothing to the new one.
@@ -690,6 +700,9 @@ impl Simulation {
             Some(Action::Sleep(d)) => {
                 let at = st.sched.now.saturating_add(d);
                 st.push(at, EvKind::Wake(task));
+                if self.governed() {
+                    self.state.arm_timer(cpu, at, task, idle::SLEEP);
+                }
                 Outcome::Leave(PrevState::Blocking)
             }
             Some(Action::Yield) => {
@@ -725,7 +738,8 @@ impl Simulation {
                 }
             }
             Some(Action::FutexWake { task: target }) => {
-                st.sched.futex_wake(task, target);
+                self.timer_ends(target);
+                self.state.sched.futex_wake(task, target);
                 Outcome::Again
             }
             Some(Action::FutexWait(timeout)) => {
@@ -740,6 +754,9 @@ impl Simulation {
                     // (D + slack) / cycle of them per task.
                     let at = st.sched.now.saturating_add(d).saturating_add(TIMER_SLACK_NS);
                     st.push(at, EvKind::FutexTimeout { task, seq });
+                    if self.governed() {
+                        self.state.arm_timer(cpu, at, task, seq);
+                    }
                 }
                 Outcome::Leave(PrevState::Blocking)
             }

@@ -323,6 +323,18 @@ impl Study {
 
     /// Replaces the seeds (and with them the planned runs); results so far
     /// are dropped.
+    /// Sets a feature flag in every configuration, beneath what a
+    /// configuration sets itself (`--feature` of `study` and `reproduce`:
+    /// a mechanism switched on for the whole study).
+    pub fn set_feature(&mut self, name: &str, on: bool) -> Result<(), String> {
+        if !crate::kernel::sched::features::Feature::ALL.iter().any(|f| f.name() == name) {
+            return Err(format!("--feature: unknown feature flag `{name}` (`schedlab features` lists them)"));
+        }
+        self.sc.sim.features.retain(|(n, _)| n.name != name);
+        self.sc.sim.features.push((Named { name: name.to_string(), key: "--feature".into(), pos: scenario::Pos::START }, on));
+        Ok(())
+    }
+
     pub fn set_seeds(&mut self, seeds: Vec<u64>) {
         self.seeds = seeds;
         self.runs.clear();

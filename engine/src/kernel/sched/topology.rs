@@ -109,31 +109,38 @@ pub struct Topology {
 
 /// A cpuidle state: how long leaving it takes and the shortest idle period
 /// it pays off for (`struct cpuidle_state` exit_latency and
-/// target_residency).
+/// target_residency); `polling`: CPUIDLE_FLAG_POLLING.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IdleState {
     pub name: &'static str,
     pub exit_latency_ns: u64,
     pub target_residency_ns: u64,
+    pub polling: bool,
 }
 
 const fn cs(name: &'static str, exit_us: u64, residency_us: u64) -> IdleState {
-    IdleState { name, exit_latency_ns: exit_us * 1000, target_residency_ns: residency_us * 1000 }
+    IdleState { name, exit_latency_ns: exit_us * 1000, target_residency_ns: residency_us * 1000, polling: false }
 }
+
+/// State 0 of every x86 cpuidle driver, intel_idle's and acpi_idle's
+/// alike (`cpuidle_poll_state_init()`, drivers/cpuidle/poll_state.c): the
+/// CPU spins on its need-resched flag, so leaving costs nothing.
+const POLL: IdleState = IdleState { name: "POLL", exit_latency_ns: 0, target_residency_ns: 0, polling: true };
 
 /// Idle states of the preset machines, from intel_idle's tables
 /// (drivers/idle/intel_idle.c: hsw_cstates, skx_cstates, spr_cstates) and,
-/// for EPYC, the ACPI _CST values Zen 3 servers commonly report.
+/// for EPYC, the ACPI _CST values Zen 3 servers commonly report; the menu
+/// governor picks among them (`kernel::cpuidle`).
 pub const IDLE_STATES: &[(&str, &[IdleState])] = &[
-    ("i7-4790", &[cs("C1", 2, 2), cs("C1E", 10, 20), cs("C3", 33, 100), cs("C6", 133, 400), cs("C7s", 166, 500)]),
-    ("xeon-8260-2s", &[cs("C1", 2, 2), cs("C1E", 10, 20), cs("C6", 133, 600)]),
-    ("spr-2s-224", &[cs("C1", 1, 1), cs("C1E", 2, 4), cs("C6", 290, 800)]),
-    ("epyc-ccx", &[cs("C1", 1, 2), cs("C2", 18, 36)]),
+    ("i7-4790", &[POLL, cs("C1", 2, 2), cs("C1E", 10, 20), cs("C3", 33, 100), cs("C6", 133, 400), cs("C7s", 166, 500)]),
+    ("xeon-8260-2s", &[POLL, cs("C1", 2, 2), cs("C1E", 10, 20), cs("C6", 133, 600)]),
+    ("spr-2s-224", &[POLL, cs("C1", 1, 1), cs("C1E", 2, 4), cs("C6", 290, 800)]),
+    ("epyc-ccx", &[POLL, cs("C1", 1, 2), cs("C2", 18, 36)]),
 ];
 
-/// The state an idle period of `idle_ns` ends in: the deepest whose target
-/// residency it covered (what an ideal governor, knowing the idle length,
-/// would have entered). None: no state (or the period was too short).
+/// The state an idle period of `idle_ns` ends in under an ideal governor,
+/// one that knows the idle length: the deepest whose target residency it
+/// covered (the model's governor without `Feature::CPUIDLE_MENU`).
 pub fn idle_state_for(states: &[IdleState], idle_ns: u64) -> Option<&IdleState> {
     states.iter().rev().find(|s| s.target_residency_ns <= idle_ns)
 }
