@@ -2,6 +2,8 @@
 //! file starts with a `#` comment block: a title line, then the explanation
 //! paragraphs the page shows beside the editor.
 
+use std::sync::OnceLock;
+
 /// One preset: a stable id (used in links) and the scenario text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Preset {
@@ -9,13 +11,30 @@ pub struct Preset {
     pub text: &'static str,
 }
 
+/// A shipped scenario file as build.rs deflated it.
+macro_rules! deflated {
+    ($dir:literal, $file:expr) => {
+        include_bytes!(concat!(env!("OUT_DIR"), "/", $dir, "/", $file, ".deflate"))
+    };
+}
+
+/// Inflates a shipped scenario file; each list does it once, on first use,
+/// and keeps the texts for the page's lifetime (38 kB).
+fn inflate(z: &[u8]) -> &'static str {
+    let bytes = miniz_oxide::inflate::decompress_to_vec(z).expect("build.rs deflated it");
+    String::from_utf8(bytes).expect("a UTF-8 scenario file").leak()
+}
+
 macro_rules! presets {
     ($($id:literal => $file:literal),* $(,)?) => {
-        /// Every preset, in the order of the picker.
-        pub const PRESETS: &[Preset] = &[
-            $(Preset { id: $id, text: include_str!(concat!("../assets/presets/", $file)) }),*
-        ];
+        const LECTURE: &[(&str, &[u8])] = &[$(($id, deflated!("presets", $file))),*];
     };
+}
+
+/// Every preset, in the order of the picker.
+pub fn lecture_presets() -> &'static [Preset] {
+    static ALL: OnceLock<Vec<Preset>> = OnceLock::new();
+    ALL.get_or_init(|| LECTURE.iter().map(|&(id, z)| Preset { id, text: inflate(z) }).collect())
 }
 
 presets! {
@@ -36,11 +55,14 @@ presets! {
 /// right pane).
 macro_rules! compare_presets {
     ($($id:literal => $file:literal),* $(,)?) => {
-        /// Every comparison preset, in the order of the picker.
-        pub const COMPARE_PRESETS: &[Preset] = &[
-            $(Preset { id: $id, text: include_str!(concat!("../assets/compare/", $file)) }),*
-        ];
+        const COMPARE: &[(&str, &[u8])] = &[$(($id, deflated!("compare", $file))),*];
     };
+}
+
+/// Every comparison preset, in the order of the picker.
+pub fn compare_presets() -> &'static [Preset] {
+    static ALL: OnceLock<Vec<Preset>> = OnceLock::new();
+    ALL.get_or_init(|| COMPARE.iter().map(|&(id, z)| Preset { id, text: inflate(z) }).collect())
 }
 
 compare_presets! {
@@ -57,7 +79,7 @@ compare_presets! {
 }
 
 pub fn compare_by_id(id: &str) -> Option<&'static Preset> {
-    COMPARE_PRESETS.iter().find(|p| p.id == id)
+    compare_presets().iter().find(|p| p.id == id)
 }
 
 /// A study preset (assets/studies/*.toml), one per table of a seed thread,
@@ -71,11 +93,14 @@ pub struct StudyPreset {
 
 macro_rules! study_presets {
     ($($id:literal, $label:literal);* $(;)?) => {
-        /// Every study preset, in the order of the picker.
-        pub const STUDY_PRESETS: &[StudyPreset] = &[
-            $(StudyPreset { id: $id, label: $label, text: include_str!(concat!("../assets/studies/", $id, ".toml")) }),*
-        ];
+        const STUDIES: &[(&str, &str, &[u8])] = &[$(($id, $label, deflated!("studies", concat!($id, ".toml")))),*];
     };
+}
+
+/// Every study preset, in the order of the picker.
+pub fn study_presets() -> &'static [StudyPreset] {
+    static ALL: OnceLock<Vec<StudyPreset>> = OnceLock::new();
+    ALL.get_or_init(|| STUDIES.iter().map(|&(id, label, z)| StudyPreset { id, label, text: inflate(z) }).collect())
 }
 
 study_presets! {
@@ -99,12 +124,12 @@ study_presets! {
 }
 
 pub fn study_by_id(id: &str) -> Option<&'static StudyPreset> {
-    STUDY_PRESETS.iter().find(|p| p.id == id)
+    study_presets().iter().find(|p| p.id == id)
 }
 
 /// The study preset whose text is exactly `text`, if any.
 pub fn study_matching(text: &str) -> Option<&'static StudyPreset> {
-    STUDY_PRESETS.iter().find(|p| p.text == text)
+    study_presets().iter().find(|p| p.text == text)
 }
 
 /// The comment block of a scenario as paragraphs, title included (study
@@ -122,7 +147,7 @@ pub fn comment(text: &str) -> Vec<String> {
 pub const DEFAULT_ID: &str = "three-equal-tasks";
 
 pub fn by_id(id: &str) -> Option<&'static Preset> {
-    PRESETS.iter().find(|p| p.id == id)
+    lecture_presets().iter().find(|p| p.id == id)
 }
 
 pub fn default_preset() -> &'static Preset {
@@ -131,7 +156,7 @@ pub fn default_preset() -> &'static Preset {
 
 /// The preset whose text is exactly `text`, if any.
 pub fn matching(text: &str) -> Option<&'static Preset> {
-    PRESETS.iter().find(|p| p.text == text)
+    lecture_presets().iter().find(|p| p.text == text)
 }
 
 /// The leading comment block of a scenario: its lines without `#`.
@@ -191,10 +216,29 @@ pub fn explanation(text: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// What build.rs deflated inflates to the files, byte for byte: every
+    /// file of the three directories is one preset's text.
+    #[test]
+    fn the_deflated_presets_are_the_files() {
+        let lists: [(&str, Vec<&str>); 3] = [
+            ("presets", lecture_presets().iter().map(|p| p.text).collect()),
+            ("compare", compare_presets().iter().map(|p| p.text).collect()),
+            ("studies", study_presets().iter().map(|p| p.text).collect()),
+        ];
+        for (dir, texts) in lists {
+            let path = format!("{}/assets/{dir}", env!("CARGO_MANIFEST_DIR"));
+            let files: Vec<String> = std::fs::read_dir(&path).unwrap().map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap()).collect();
+            assert_eq!(texts.len(), files.len(), "{dir}");
+            for f in &files {
+                assert!(texts.contains(&f.as_str()), "{dir}: a file no preset holds");
+            }
+        }
+    }
+
     #[test]
     fn every_preset_has_a_title_and_an_explanation() {
-        assert!(PRESETS.len() >= 8);
-        for p in PRESETS {
+        assert!(lecture_presets().len() >= 8);
+        for p in lecture_presets() {
             assert!(title(p.text).is_some(), "{} has no title", p.id);
             assert!(
                 !explanation(p.text).is_empty(),
@@ -212,7 +256,7 @@ mod tests {
         // One comparison preset per patch of the registry, plus EEVDF vs CFS.
         for patch in schedlab_engine::kernel::patches::PATCHES {
             assert!(
-                COMPARE_PRESETS.iter().any(|p| {
+                compare_presets().iter().any(|p| {
                     let sc = schedlab_engine::lab::scenario::parse(p.text).unwrap();
                     let st = sc.study.expect("a [study] table");
                     st.compare.iter().any(|c| {
@@ -224,7 +268,7 @@ mod tests {
                 patch.name
             );
         }
-        for p in COMPARE_PRESETS {
+        for p in compare_presets() {
             assert!(title(p.text).is_some(), "{} has no title", p.id);
             let words: usize = explanation(p.text)
                 .iter()
@@ -241,8 +285,8 @@ mod tests {
         let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/studies"))
             .unwrap()
             .count();
-        assert_eq!(STUDY_PRESETS.len(), files);
-        for p in STUDY_PRESETS {
+        assert_eq!(study_presets().len(), files);
+        for p in study_presets() {
             let st = schedlab_engine::lab::study::Study::new(p.text)
                 .unwrap_or_else(|e| panic!("{}: {e}", p.id));
             assert!(!st.runs.is_empty());

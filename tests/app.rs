@@ -638,7 +638,7 @@ async fn a_link_reopens_the_group_queue_shown() {
 /// answer among them at least once.
 #[wasm_bindgen_test]
 async fn quiz_mode_asks_answerable_questions_on_every_preset() {
-    for p in presets::PRESETS {
+    for p in presets::lecture_presets() {
         let root = fresh_root();
         let text = p.text;
         let _h = leptos::mount::mount_to(root.clone(), move || view! { <LabProvider scenario=text><Grab /><Explainer /></LabProvider> });

@@ -3,7 +3,7 @@
 //! features panel does) and checks the numbers the paragraph quotes.
 #![cfg(not(target_arch = "wasm32"))]
 
-use schedlab_app::presets::{self, explanation, PRESETS};
+use schedlab_app::presets::{self, explanation, lecture_presets};
 use schedlab_engine::lab::player::Player;
 use schedlab_engine::lab::results::RunResult;
 use schedlab_engine::kernel::sched::select::{Placed, ScanEnd};
@@ -44,7 +44,7 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
 
 #[test]
 fn every_preset_builds_and_explains_itself() {
-    for p in PRESETS {
+    for p in lecture_presets() {
         assert!(
             Player::new(p.text, &Overrides::default()).is_ok(),
             "{}",
@@ -263,7 +263,7 @@ fn xeon_preset_is_about_a_million_events() {
 #[test]
 fn every_comparison_preset_diverges() {
     use schedlab_engine::lab::compare::{first_divergence, ConfigSpec};
-    for p in presets::COMPARE_PRESETS {
+    for p in presets::compare_presets() {
         let st = schedlab_engine::lab::scenario::parse(p.text).unwrap().study.unwrap();
         let runs: Vec<_> = [&st.base, &st.compare[0]]
             .iter()

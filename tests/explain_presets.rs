@@ -132,7 +132,7 @@ fn run_to_parity_says_when_the_preempted_task_became_ineligible() {
 
 #[test]
 fn a_slice_end_heads_an_event_only_without_a_sleep_or_a_preemption() {
-    for p in presets::PRESETS {
+    for p in presets::lecture_presets() {
         for (k, records, ex) in events(p.id, 1500, &Overrides::default()) {
             let slice_end = has(&records, |r| matches!(r, Record::Resched { cause: Cause::SliceExpired, .. }));
             let sleep = has(&records, |r| matches!(r, Record::Block { .. }));
@@ -198,7 +198,7 @@ fn every_preset_heads_its_key_event_with_the_kernel_mechanism() {
         // A group entity's weight follows its tasks while it is queued.
         ("reweight-lag", |r| matches!(r, Record::Reweight { .. }), &["was reweighted from", "calc_group_shares()"]),
     ];
-    assert_eq!(keys.len(), presets::PRESETS.len(), "a preset without a key event here");
+    assert_eq!(keys.len(), presets::lecture_presets().len(), "a preset without a key event here");
     for (id, is_key, words) in keys {
         let mut seen = 0;
         for (k, records, ex) in events(id, 1500, &Overrides::default()) {

@@ -25,7 +25,7 @@ use crate::deltas::{self, DeltaTable, Figure};
 use crate::fmt;
 use crate::fragment::{Link, Page};
 use crate::perf;
-use crate::presets::{self, COMPARE_PRESETS};
+use crate::presets::{self, compare_presets};
 use crate::state::{Ctx, Keep, Marker};
 use crate::views::{EligibilityView, LagView, TimelineView, TreeView};
 
@@ -610,7 +610,7 @@ impl Cmp {
     /// The link of what is shown.
     pub fn link(&self) -> Link {
         let text = self.text.get_untracked();
-        let preset = COMPARE_PRESETS.iter().find(|p| p.text == text);
+        let preset = compare_presets().iter().find(|p| p.text == text);
         Link {
             page: Page::Compare,
             compare_preset: preset.map(|p| p.id.to_string()),
@@ -644,14 +644,14 @@ impl Cmp {
             }
             None => None,
         };
-        let text = link.text.clone().or(preset_text.map(str::to_string)).unwrap_or_else(|| COMPARE_PRESETS[0].text.to_string());
+        let text = link.text.clone().or(preset_text.map(str::to_string)).unwrap_or_else(|| compare_presets()[0].text.to_string());
         let (b0, c0) = study_configs(&text).unwrap_or_else(|| ("6.6".into(), "6.18".into()));
         let base = link.base.clone().unwrap_or(b0);
         let patch = link.compare.clone().unwrap_or(c0);
         let cmp = match Cmp::with_big(&text, &base, &patch, link.time.unwrap_or(0), big) {
             Ok(c) => c,
             Err(e) => {
-                let d = COMPARE_PRESETS[0].text;
+                let d = compare_presets()[0].text;
                 let (b, c) = study_configs(d).expect("the first comparison preset has a [study] table");
                 let cmp = Cmp::with_big(d, &b, &c, 0, big).expect("the first comparison preset builds");
                 cmp.editor.set(text.clone());
@@ -1228,7 +1228,7 @@ pub fn CompareView(cmp: Cmp, #[prop(optional)] open_run: Option<OpenRun>) -> imp
         }
     });
     let current = move || {
-        cmp.text.with(|t| COMPARE_PRESETS.iter().find(|p| p.text == t).map_or("", |p| p.id).to_string())
+        cmp.text.with(|t| compare_presets().iter().find(|p| p.text == t).map_or("", |p| p.id).to_string())
     };
     let explanation = move || {
         cmp.text
@@ -1242,7 +1242,7 @@ pub fn CompareView(cmp: Cmp, #[prop(optional)] open_run: Option<OpenRun>) -> imp
                     <select data-testid="compare-preset" prop:value=current
                         on:change=move |ev| { if let Some(p) = presets::compare_by_id(&event_target_value(&ev)) { cmp.open(p.text) } }>
                         <option value="">"(edited)"</option>
-                        {COMPARE_PRESETS.iter().map(|p| view! { <option value=p.id>{presets::title(p.text).unwrap_or_else(|| p.id.to_string())}</option> }).collect_view()}
+                        {compare_presets().iter().map(|p| view! { <option value=p.id>{presets::title(p.text).unwrap_or_else(|| p.id.to_string())}</option> }).collect_view()}
                     </select>
                 </label>
                 <div class="preset-explanation" data-testid="compare-explanation">

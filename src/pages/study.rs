@@ -26,7 +26,7 @@ use wasm_bindgen::JsCast;
 
 use crate::fragment::{Link, Page};
 use crate::perf;
-use crate::presets::{self, STUDY_PRESETS};
+use crate::presets::{self, study_presets};
 use crate::views::plots::{self, BarGroup, Series};
 use crate::worker::{self, Reply, Request};
 
@@ -131,7 +131,7 @@ impl Drop for WorkerHandle {
 /// Creates the study state (the app does, above its pages).
 pub fn provide_study(runner: Runner) -> StudyState {
     let st = StudyState {
-        editor: RwSignal::new(presets::study_by_id("seed-002-hackbench").map_or(STUDY_PRESETS[0].text, |p| p.text).to_string()),
+        editor: RwSignal::new(presets::study_by_id("seed-002-hackbench").map_or(study_presets()[0].text, |p| p.text).to_string()),
         shrink: RwSignal::new(Shrink::default()),
         error: RwSignal::new(None),
         progress: RwSignal::new(Progress { done: 0, total: 0, running: false, elapsed_ms: 0.0, left_ms: None, note: String::new(), workers: 0 }),
@@ -973,7 +973,7 @@ pub fn StudyPage(on_open: Callback<String>) -> impl IntoView {
                         <label class="row">"preset "
                             <select data-testid="study-preset" prop:value=current on:change=pick>
                                 <option value="">"(edited)"</option>
-                                {STUDY_PRESETS.iter().map(|p| view! { <option value=p.id>{p.label}</option> }).collect_view()}
+                                {study_presets().iter().map(|p| view! { <option value=p.id>{p.label}</option> }).collect_view()}
                             </select>
                         </label>
                         <div class="preset-explanation">{move || comment().into_iter().map(|p| view! { <p>{p}</p> }).collect_view()}</div>

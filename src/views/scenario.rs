@@ -5,7 +5,7 @@
 use leptos::html::Textarea;
 use leptos::prelude::*;
 
-use crate::presets::{self, PRESETS};
+use crate::presets::{self, lecture_presets};
 use crate::state::{use_ctx, Keep};
 
 /// Editor line height in px (CSS .editor, .gutter use the same).
@@ -117,7 +117,7 @@ pub fn ScenarioPanel() -> impl IntoView {
                 "preset "
                 <select data-testid="preset" on:change=pick_preset prop:value=current_preset>
                     <option value="">"(edited)"</option>
-                    {PRESETS
+                    {lecture_presets()
                         .iter()
                         .map(|p| view! { <option value=p.id>{presets::title(p.text).unwrap_or_else(|| p.id.to_string())}</option> })
                         .collect_view()}

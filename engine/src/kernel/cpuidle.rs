@@ -203,10 +203,11 @@ impl Menu {
     }
 
     /// The next timer scaled by its bucket's correction factor, in µs
-    /// rounded to nearest.
+    /// rounded to nearest (the timer is at most the watchdog's 4 s away,
+    /// so the product fits in 64 bits, as the kernel computes it).
     fn timer_us(&self) -> u64 {
-        let unit = (RESOLUTION * DECAY * NSEC_PER_USEC) as u128;
-        ((unit / 2 + self.next_timer_ns as u128 * self.correction_factor[self.bucket] as u128) / unit) as u64
+        let unit = RESOLUTION * DECAY * NSEC_PER_USEC;
+        (unit / 2 + self.next_timer_ns * self.correction_factor[self.bucket] as u64) / unit
     }
 
     /// Mirrors `menu_update()`: learn from how the last idle period ended.

@@ -134,28 +134,19 @@ sched_features! {
     /// select_idle_cpu(): skip CPUs in the LLC's overloaded mask, which each
     /// CPU updates at its tick (seed 002; never merged).
     SIS_FILTER = [0, 0, 0, 0, 0, 0], "patch (seeds/002, Abel Wu, 2022)";
-    /// Idle CPUs run the menu cpuidle governor (kernel::cpuidle): the
-    /// state is chosen from a prediction (the CPU's repeating idle
-    /// intervals, its next timer) when the CPU goes idle, a short
-    /// prediction keeps the tick, and a wake-up pays the exit latency of
-    /// the state the CPU is in. Off: an ideal governor that knows each idle
-    /// period's length and enters the deepest state it pays off for. Off
-    /// in every preset: with the intel_idle tables' worst-case exit
-    /// latencies, menu's mispredictions make request-response studies
-    /// flip between runs in shallow and in deep states (README,
-    /// "Reproducing the seed threads").
-    CPUIDLE_MENU = [0, 0, 0, 0, 0, 0], "schedlab (drivers/cpuidle/governors/menu.c, v5.15–v6.18)";
-    /// The menu cpuidle governor predicts from the CPU's repeating idle
-    /// intervals first and asks for the next timer only when they predict
-    /// more than 15 µs (or none repeat). Off (v5.15–v6.6): the next timer
-    /// scaled by its correction factor first, the intervals only when
-    /// their shortest is below it.
+    /// Idle CPUs run the menu cpuidle governor: the state comes from a
+    /// prediction (repeating idle intervals, the next timer) and a short
+    /// one keeps the tick. Off (every preset): an ideal governor that
+    /// knows each idle period's length (README, "Idle states and the menu
+    /// governor").
+    CPUIDLE_MENU = [0, 0, 0, 0, 0, 0], "schedlab (drivers/cpuidle/governors/menu.c)";
+    /// menu: the idle intervals first, the next timer only if they predict
+    /// over 15 µs. Off: the timer first.
     MENU_TYPICAL_FIRST = [0, 0, 0, 0, 1, 1], "schedlab (\"cpuidle: menu: Skip tick_nohz_get_sleep_length() call in some cases\", v6.7)";
-    /// The menu governor's get_typical_interval() discards outliers at
-    /// whichever end lies further from the average, and its state loop no
-    /// longer caps the exit latency at the prediction. Off (v5.15–v6.12):
-    /// only the longest intervals are discarded.
-    MENU_TWO_SIDED_OUTLIERS = [0, 0, 0, 0, 0, 1], "schedlab (drivers/cpuidle/governors/menu.c as in v6.18, not v6.12)";
+    /// menu: outliers of the idle intervals are discarded at either end,
+    /// and the exit latency is not capped at the prediction. Off: only
+    /// the longest are discarded.
+    MENU_TWO_SIDED_OUTLIERS = [0, 0, 0, 0, 0, 1], "schedlab (menu.c of v6.18, not v6.12)";
     /// sched_balance_newidle(): a newidle balance of a domain that pulled
     /// nothing counts as 1.5× the domain's largest cost so far, and
     /// update_newidle_cost() caps that cost at migration_cost + 200 ns, so
