@@ -261,7 +261,9 @@ impl Menu {
                 let v = v as u64;
                 divisor += 1;
                 sum += v;
-                sq += v * v;
+                // u64 sums of squares, wrapping as the kernel's do for
+                // intervals near UINT_MAX (over an hour idle).
+                sq = sq.wrapping_add(v * v);
                 max = max.max(v);
                 min = min.min(v);
             }
@@ -282,7 +284,7 @@ impl Menu {
                 for &v in &self.intervals {
                     if (v as i64) < max_thresh {
                         let d = v as i64 - avg as i64;
-                        var += (d * d) as u64;
+                        var = var.wrapping_add(d.wrapping_mul(d) as u64);
                     }
                 }
                 if divisor == INTERVALS as u64 { var >> INTERVAL_SHIFT } else { var / divisor }

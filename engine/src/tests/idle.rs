@@ -151,6 +151,14 @@ fn the_menu_governor_predicts_from_repeating_intervals_as_each_kernel_does() {
     // residency and poll.
     assert_eq!(select("6.18", [10; 8], 1_000), (C1, false));
     assert_eq!(select("6.6", [10; 8], 1_000), (0, false));
+    // Intervals of UINT_MAX − 1 µs (over an hour idle) and 0, v6.18: the
+    // sum of squares, 4 (2^32 − 2)^2, wraps in 64 bits as the kernel's
+    // does; the wrapped variance is not typical, the four largest are
+    // discarded (average − min = max − average), and the zeros left have
+    // a maximum of 0: no typical interval, so the watchdog's timer (4 s)
+    // decides: C6, tick stopped.
+    let h = [u32::MAX - 1, 0, u32::MAX - 1, 0, u32::MAX - 1, 0, u32::MAX - 1, 0];
+    assert_eq!(select("6.18", h, 4_000_000_000), (C6, true));
     // The polling state spins for the first deeper residency of at least
     // 10 us (skx: C1E's 20 us; spr: C6's 800 us, capped at a sixteenth of
     // the tick, 250 us).
