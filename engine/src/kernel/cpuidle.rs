@@ -10,12 +10,11 @@
 //! v6.7; `Feature::MENU_TWO_SIDED_OUTLIERS`, in v6.18 and not in v6.12).
 //!
 //! What the model leaves out: I/O waiters (the model has no I/O, so
-//! v5.15–v6.12's `nr_iowaiters` is 0, its second bucket row unused and
-//! `performance_multiplier()` 1; the resulting `interactivity_req`, the
-//! predicted time, only excludes states whose exit latency exceeds the
-//! prediction while their target residency does not, which no preset's
-//! table has), PM QoS latency limits (none), and timer-wheel timers (the
-//! model's timers are hrtimers: timed sleeps and futex timeouts).
+//! v5.15–v6.12's `nr_iowaiters` is 0: their second row of buckets is never
+//! used and `performance_multiplier()` is 1, so `interactivity_req` is the
+//! prediction itself), PM QoS latency limits (none), and timer-wheel
+//! timers (the model's timers are hrtimers: timed sleeps, futex timeouts
+//! and the watchdog's).
 
 use crate::kernel::sched::topology::IdleState;
 
@@ -28,8 +27,8 @@ const NSEC_PER_USEC: u64 = 1_000;
 const MAX_INTERESTING: u64 = 50_000 * NSEC_PER_USEC;
 /// drivers/cpuidle/governors/gov.h (v6.7+).
 const RESIDENCY_THRESHOLD_NS: u64 = 15 * NSEC_PER_USEC;
-/// `KTIME_MAX`: no timer armed.
-pub const KTIME_MAX: u64 = i64::MAX as u64;
+/// `KTIME_MAX`: no timer looked at.
+const KTIME_MAX: u64 = i64::MAX as u64;
 /// include/linux/cpuidle.h: bounds of the polling state's time limit.
 const CPUIDLE_POLL_MIN: u64 = 10_000;
 
@@ -54,7 +53,7 @@ pub struct Menu {
 #[derive(Clone, Copy, Debug)]
 pub struct SelectInput {
     /// `tick_nohz_get_sleep_length()`: until the next timer, as if the
-    /// tick were stopped (`KTIME_MAX`: none).
+    /// tick were stopped.
     pub sleep_length: u64,
     /// Its `delta_next`: until the next event of the CPU's clockevent
     /// device, the tick included.
@@ -157,14 +156,12 @@ impl Menu {
             // the timer.
             predicted_ns = self.next_timer_ns;
         }
-        // v5.15–v6.12 also cap the exit latency at the prediction while the
-        // tick runs (`interactivity_req`; no PM QoS limit in the model).
+        // v5.15–v6.12 cap the exit latency at the prediction while the tick
+        // runs (`interactivity_req`); v6.18 only at the PM QoS limit, which
+        // the model does not have.
         let latency_req = if inp.two_sided_outliers || inp.tick_stopped { u64::MAX } else { predicted_ns };
         let mut idx = 0;
         for (i, s) in states.iter().enumerate() {
-            if inp.two_sided_outliers && s.exit_latency_ns > latency_req {
-                break;
-            }
             if s.target_residency_ns <= predicted_ns {
                 if s.exit_latency_ns > latency_req {
                     break;
