@@ -76,6 +76,7 @@ compare_presets! {
     "place-bonus" => "08-place-bonus.toml",
     "eevdf-next-buddy" => "09-eevdf-next-buddy.toml",
     "base-slice-0.70" => "10-base-slice-070.toml",
+    "eevdf-rfc" => "11-eevdf-rfc.toml",
 }
 
 pub fn compare_by_id(id: &str) -> Option<&'static Preset> {

@@ -348,7 +348,7 @@ fn comparison_texts_tell_their_first_behavioural_difference() {
     use schedlab_engine::lab::compare::{behaviour, first_behavioural_divergence, ConfigSpec};
     type Side = (&'static str, (f64, f64), Option<&'static str>);
     // (preset, fields, base: (kind, time range in ms, task picked), patch: the same)
-    let claims: [(&str, &[&str], Side, Side); 10] = [
+    let claims: [(&str, &[&str], Side, Side); 11] = [
         // "They part at the 1 ms tick: on the right the tick ends sleeper.1's
         // request and CPU 1 switches to a hog; on the left nothing changes then."
         ("eevdf-vs-cfs", &["kind"], ("placement", (1.001, 2.0), None), ("pick", (1.0, 1.0), Some("hog.1"))),
@@ -379,6 +379,9 @@ fn comparison_texts_tell_their_first_behavioural_difference() {
         // "(23.5 ms) w wakes: on the left it preempts hog.1, on the right
         // hog.1's shorter request ends right then and w is picked"
         ("base-slice-0.70", &["kind"], ("preemption", (23.45, 23.55), None), ("pick", (23.45, 23.55), Some("w"))),
+        // "the second hog is picked: at the 1 ms tick on the right ...; on the
+        // left only at 3 ms, when the first hog's request ends"
+        ("eevdf-rfc", &["time"], ("pick", (3.0, 3.0), Some("second")), ("pick", (1.0, 1.0), Some("second"))),
     ];
     for (id, fields, base, patch) in claims {
         let p = presets::compare_by_id(id).unwrap_or_else(|| panic!("no comparison preset {id}"));

@@ -8,11 +8,11 @@
 //! "sched/eevdf: Optimize reweight and pick" series, patches 1-4; 001:
 //! Venkatesh Pallipadi's next buddy hint; 002: SIS_FILTER, posted by Chen Yu;
 //! 003: Ingo Molnar's same-prio wakeup preemption patch and Chen Yu's reply;
-//! 004: the EEVDF RFC's PLACE_BONUS, patch 15/17), with the mainline commit
-//! each became where it was merged; and, for the two not in the seeds, the
-//! tip sched/core commits named in their `source` (NEXT_BUDDY for EEVDF,
-//! late 2025; 2ae891b82695, the 0.70 ms base slice). Each patch's `source`
-//! names its mail or commit.
+//! 004: the EEVDF RFC as Chen Yu tested it, and its PLACE_BONUS, patch
+//! 15/17), with the mainline commit each became where it was merged; and,
+//! for the two not in the seeds, the tip sched/core commits named in their
+//! `source` (NEXT_BUDDY for EEVDF, late 2025; 2ae891b82695, the 0.70 ms base
+//! slice). Each patch's `source` names its mail or commit.
 
 use crate::kernel::sched::features::{Feature, Feature::*, Features};
 
@@ -94,6 +94,28 @@ pub const PATCHES: &[Patch] = &[
         source: "seeds/003 reply (Chen Yu, Sep 2023; proposal)",
         summary: "Wakeup preemption only of running tasks that carry the hint (task key want_preempt = true); all others run until the tick.",
         flags: &[(PREEMPT_HINT, true)],
+        base_slice_normalized: None,
+    },
+    Patch {
+        name: "eevdf-rfc",
+        title: "sched: EEVDF using latency-nice (RFC, the sched/eevdf branch of April 2023)",
+        source: "seeds/004 (Chen Yu tested Peter Zijlstra's queue sched/eevdf at 8c59a975d5ee, on 6.3-rc; posted as [PATCH 00/17] 2023-03-28; its tick rule replaced by the fixlet in \"Re: schbench v1.0\", 2023-04-20; merged as v6.6)",
+        summary: "EEVDF on a 6.3-era kernel (apply it to 6.5, the last CFS): v6.6's pick, lag placement and half-slice start, without RUN_TO_PARITY (August 2023); the tick reschedules whenever pick_eevdf() would not pick the running task, and a used-up request only moves the deadline. (The branch's own pick_eevdf(), before its October 2023 fix, is NO_PICK_BEST_LEFT: README, \"Reproducing the seed threads\".)",
+        flags: &[
+            (EEVDF, true),
+            (PLACE_LAG, true),
+            (PLACE_DEADLINE_INITIAL, true),
+            (RUN_TO_PARITY, false),
+            (TICK_PICK_PREEMPT, true),
+            // "sched/fair: Commit to EEVDF" removed CFS's placement, buddies and slices.
+            (GENTLE_FAIR_SLEEPERS, false),
+            (START_DEBIT, false),
+            (LAST_BUDDY, false),
+            (ALT_PERIOD, false),
+            (BASE_SLICE, false),
+            (CFS_IDLE_MIN_GRAN, false),
+            (CFS_SLICE_CAP, false),
+        ],
         base_slice_normalized: None,
     },
     Patch {

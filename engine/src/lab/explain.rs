@@ -94,7 +94,7 @@ pub fn headline_rank(r: &Record) -> u8 {
         Record::Migrate { .. } | Record::Resched { cause: Cause::ActiveBalance, .. } => 20,
         Record::WakeupCheck { verdict: Verdict::Preempt, .. } => 30,
         Record::Resched { cause: Cause::WakeupPreempt { .. } | Cause::IdlePreempted { .. } | Cause::ShortPreempted, .. } => 31,
-        Record::Resched { cause: Cause::SliceExpired | Cause::ProtectLapsed | Cause::VruntimeAhead, .. } => 40,
+        Record::Resched { cause: Cause::SliceExpired | Cause::ProtectLapsed | Cause::VruntimeAhead | Cause::TickPick, .. } => 40,
         Record::Reweight { .. } | Record::Nice { .. } | Record::Resched { cause: Cause::PrioChanged, .. } => 50,
         Record::Yield { .. } | Record::Slice { .. } => 51,
         Record::Wakeup { delayed: true, .. } => 60,
@@ -731,6 +731,9 @@ impl Cx<'_> {
             Cause::ActiveBalance => {
                 format!("The load balancer's stopper preempts {a} on CPU {cpu} to push it to an idle CPU (active balance).")
             }
+            Cause::TickPick => format!(
+                "At the tick on CPU {cpu} pick_eevdf() would not pick {a} (it is no longer eligible, or an eligible entity has an earlier deadline): the EEVDF RFC's check_preempt_tick() reschedules."
+            ),
             #[allow(unreachable_patterns)]
             other => match format!("{other:?}").as_str() {
                 "VruntimeAhead" => format!(

@@ -89,6 +89,7 @@ fn cause_name(c: Cause) -> &'static str {
         Cause::PrioChanged => "prio_changed",
         Cause::ActiveBalance => "active_balance",
         Cause::VruntimeAhead => "vruntime_ahead",
+        Cause::TickPick => "tick_pick",
     }
 }
 

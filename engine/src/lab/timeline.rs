@@ -19,8 +19,9 @@ use crate::lab::trace::{Cause, Record};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MarkKind {
-    /// The tick found the slice used up (update_deadline()) or protection
-    /// lapsed: SliceExpired / ProtectLapsed.
+    /// The tick found the slice used up (update_deadline()), protection
+    /// lapsed, or (the EEVDF RFC) the running task no longer the pick:
+    /// SliceExpired / ProtectLapsed / TickPick.
     Tick,
     /// A wakeup preempted it (WakeupPreempt, IdlePreempted).
     Wakeup,
@@ -70,7 +71,7 @@ impl MarkKind {
 
     fn from_cause(c: Cause) -> MarkKind {
         match c {
-            Cause::SliceExpired | Cause::ProtectLapsed => MarkKind::Tick,
+            Cause::SliceExpired | Cause::ProtectLapsed | Cause::TickPick => MarkKind::Tick,
             Cause::ShortPreempted => MarkKind::Short,
             Cause::WakeupPreempt { .. } | Cause::IdlePreempted { .. } | Cause::IdleCpu { .. } => MarkKind::Wakeup,
             Cause::PrioChanged => MarkKind::Nice,

@@ -38,6 +38,9 @@ pub enum Cause {
     /// CFS check_preempt_tick(): the running task is more than a slice of
     /// vruntime ahead of the leftmost.
     VruntimeAhead,
+    /// EEVDF RFC check_preempt_tick() (TICK_PICK_PREEMPT): at the tick,
+    /// pick_eevdf() would not pick the running entity.
+    TickPick,
 }
 
 /// Why check_preempt_wakeup_fair() decided what it did.
@@ -196,6 +199,7 @@ impl Record {
                     Cause::PrioChanged => (6, 0),
                     Cause::ActiveBalance => (7, 0),
                     Cause::VruntimeAhead => (8, 0),
+                    Cause::TickPick => (9, 0),
                 };
                 [6, cpu as u64, curr as u64, c, arg as u64].iter().for_each(|&v| h.u64(v))
             }

@@ -160,6 +160,26 @@ fn lwn_three_task_lags() {
     assert_eq!(sim.snapshot().cpus[0].curr, Some(2), "then C");
 }
 
+/// pick_eevdf() before b01db23d5923 (the EEVDF RFC, PICK_BEST_LEFT off)
+/// descends the vruntime-sorted tree once. Three nice-0 entities: L (v 0,
+/// d 50 ms), R (v 10, d 60), X (v 40, d 45). V = 50/3 ≈ 16.7 ms, so L and R
+/// are eligible and X is not. R is the root; its subtree's min_deadline is
+/// X's 45. The old walk takes R (eligible, the first best; 60 is not its
+/// subtree's minimum), goes left only if the left subtree holds that
+/// minimum (L's 50 ≠ 45), so right to X (not eligible), then X's empty
+/// left: R, deadline 60. The fixed walk remembers L's subtree as the best
+/// eligible one and returns L, deadline 50, the earliest eligible.
+#[test]
+fn pick_before_its_fix_can_miss_the_earliest_eligible_deadline() {
+    for (best_left, want) in [(true, 0), (false, 1)] {
+        let mut s = sched("6.6", &[(RUN_TO_PARITY, false), (PICK_BEST_LEFT, best_left)]);
+        let ents = [queue(&mut s, 1024, 0, 50 * MS), queue(&mut s, 1024, 10 * MS, 60 * MS), queue(&mut s, 1024, 40 * MS, 45 * MS)];
+        assert_eq!(s.cfs_rqs[0].tree.root(), ents[1]);
+        assert!(s.entity_eligible(0, ents[1]) && !s.entity_eligible(0, ents[2]));
+        assert_eq!(s.__pick_eevdf(0, true), ents[want], "PICK_BEST_LEFT {best_left}");
+    }
+}
+
 /// V rounds towards minus infinity, so an entity exactly at V is eligible
 /// and V − 1 ns is the largest vruntime that is: weights 1024 and 2048 at
 /// v = 0 and 1: V = 2048/3072 = 0.67 → 0.

@@ -186,6 +186,41 @@ fn place_bonus_favours_the_sleeper() {
     assert!(b > a + 0.02, "{b} vs {a}");
 }
 
+/// seed 004 (eevdf-rfc): the EEVDF branch Chen Yu tested preempts at the
+/// tick whenever pick_eevdf() would not pick the running task. Two nice-0
+/// hogs on one CPU, HZ 1000, a 3 ms slice. With equal weights V is the
+/// midpoint of the two vruntimes, so a hog is eligible while it is not
+/// ahead of the other. The second forks at V, level with the first and
+/// with the same deadline (a full request from the same vruntime).
+/// - eevdf-rfc (v6.6's pick, which keeps the running entity on a deadline
+///   tie): the first hog runs one tick, is then 1 ms ahead and gives way
+///   (1 ms). From then on the incoming hog starts 1 ms behind: after one
+///   tick the two are level with equal deadlines (both renewed on the same
+///   1 ms grid), and the tie keeps it; after the second it is 1 ms ahead,
+///   not eligible, and the tick hands over: at 1, 3, 5, … 99 ms, 50 times.
+/// - with the branch's own pick (NO_PICK_BEST_LEFT), which gives a tie to
+///   the queued entity: the second hog preempts at its fork (a wake-up
+///   preemption at 0), and every tick hands over, as the hog that ran is
+///   either ahead or level: at 1, 2, … 100 ms, 100 times, 101 in all.
+/// - v6.6 (update_deadline() reschedules when the request is used up)
+///   switches at 3 ms, when the first hog is 3 ms ahead; the second then
+///   runs its 3 ms request to level and gets a new deadline equal to the
+///   first's: the tie keeps it for a second request. At 3, 9, 15, … 99
+///   ms: 17, none of them by the tick rule.
+#[test]
+fn eevdf_rfc_preempts_at_every_tick_where_curr_is_not_the_pick() {
+    let text = "[sim]\nduration = \"100ms\"\nhz = 1000\nbase_slice = \"3ms\"\n[[task]]\nname = \"hog\"\ncount = 2\nprogram = \"run\"\n";
+    let switches = |config: &str| {
+        let sim = run(text, config, LogMode::Full);
+        let by_tick = count(&sim, |r| matches!(r, Record::Resched { cause: Cause::TickPick, .. }));
+        let r = sim.results(config);
+        (r.tasks.iter().map(|t| t.nr_involuntary_switches).sum::<u64>(), by_tick)
+    };
+    assert_eq!(switches("6.5+eevdf-rfc"), (50, 50));
+    assert_eq!(switches("6.5+eevdf-rfc,PICK_BEST_LEFT=off"), (101, 100));
+    assert_eq!(switches("6.6,RUN_TO_PARITY=off"), (17, 0));
+}
+
 /// NEXT_BUDDY for EEVDF (tip, late 2025): woken tasks that preempt become
 /// the next buddy and the pick honours it.
 #[test]

@@ -83,7 +83,8 @@ impl Sched {
         let renewed = self.update_deadline(curr);
         self.update_min_vruntime(q);
 
-        if self.cfs_rqs[q as usize].nr_queued == 1 {
+        // The EEVDF RFC (TICK_PICK_PREEMPT) reschedules only at the tick.
+        if self.cfs_rqs[q as usize].nr_queued == 1 || self.feat.has(TICK_PICK_PREEMPT) {
             return;
         }
         let cause = if renewed {
@@ -1037,10 +1038,29 @@ impl Sched {
             self.update_curr(q);
             self.update_load_avg(q, se, UPDATE_TG);
             self.update_cfs_group(se);
-            if !self.feat.has(EEVDF) && self.cfs_rqs[q as usize].nr_queued > 1 {
-                self.check_preempt_tick(q, se);
+            if self.cfs_rqs[q as usize].nr_queued > 1 {
+                if !self.feat.has(EEVDF) {
+                    self.check_preempt_tick(q, se);
+                } else if self.feat.has(TICK_PICK_PREEMPT) {
+                    self.check_preempt_tick_pick(q, se);
+                }
             }
             se = self.ents[se as usize].parent;
+        }
+    }
+
+    /// Mirrors `check_preempt_tick()` of the EEVDF RFC (fair.c of the
+    /// sched/eevdf branch, March–April 2023, "sched/fair: Commit to
+    /// EEVDF"): `if (pick_eevdf(cfs_rq) != curr) { resched_curr();
+    /// clear_buddies(); }`. Without RUN_TO_PARITY (which came later) the
+    /// pick drops a running entity that is no longer eligible, so a task
+    /// that has run past V gives way at the next tick, before its request
+    /// is used up.
+    fn check_preempt_tick_pick(&mut self, q: u32, curr: u32) {
+        if self.__pick_eevdf(q, true) != curr {
+            let cpu = self.cfs_rqs[q as usize].cpu;
+            self.resched_curr(cpu, Cause::TickPick);
+            self.clear_buddies(q, curr);
         }
     }
 

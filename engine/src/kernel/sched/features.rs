@@ -91,6 +91,24 @@ sched_features! {
     /// vprot, at most the shortest queued slice), so wakeups cannot preempt
     /// it early.
     RUN_TO_PARITY = [0, 0, 1, 1, 1, 1], "features.h (63304558ba5d, v6.6)";
+    /// EEVDF as first posted (March 2023, "sched/fair: Implement an EEVDF
+    /// like policy" and "Commit to EEVDF", the sched/eevdf branch until
+    /// 2023-04-20): at every tick check_preempt_tick() reschedules when
+    /// pick_eevdf() would not pick the running entity, and a used-up
+    /// request only moves the deadline. Off (v6.6, since Peter Zijlstra's
+    /// fixlet of 2023-04-20 in "Re: schbench v1.0"): update_deadline()
+    /// reschedules when the request is used up, and the tick checks nothing
+    /// more.
+    TICK_PICK_PREEMPT = [0, 0, 0, 0, 0, 0], "schedlab (EEVDF RFC v1 check_preempt_tick(), Mar 2023; replaced before v6.6)";
+    /// pick_eevdf() on the vruntime-sorted tree starts from the running
+    /// entity and remembers the eligible left subtree with the earliest
+    /// min_deadline, so it always finds the earliest eligible deadline and
+    /// a deadline tie keeps the running entity. Off (the EEVDF RFC and
+    /// v6.6-rc1..rc5): one descent that can end at a later deadline than
+    /// the earliest eligible one, and a tie goes to the queued entity. On
+    /// in the CFS presets too, so that EEVDF patched onto them picks as
+    /// v6.6 does.
+    PICK_BEST_LEFT = [1, 1, 1, 1, 1, 1], "schedlab (b01db23d5923 \"sched/eevdf: Fix pick_eevdf()\", v6.6-rc6)";
     /// A waking task with a shorter slice than the running one may cancel the
     /// running task's protection and preempt it.
     PREEMPT_SHORT = [0, 0, 0, 0, 1, 1], "features.h (v6.12)";
@@ -383,7 +401,11 @@ pub const MISSING: &[Missing] = &[
 
 /// A set of feature flags (a bitmask, like `sysctl_sched_features`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Features(u64);
+pub struct Features(u128);
+
+// One bit per flag: a flag past the mask's width would alias bit 0 (a shift
+// by the width wraps in release builds).
+const _: () = assert!(Feature::ALL.len() <= u128::BITS as usize);
 
 impl Features {
     /// The defaults of the preset at `PRESET_NAMES[preset]`.
@@ -397,19 +419,19 @@ impl Features {
 
     #[inline]
     pub fn has(self, flag: Feature) -> bool {
-        self.0 & (1u64 << flag as u8) != 0
+        self.0 & (1u128 << flag as u8) != 0
     }
 
     pub fn set(&mut self, flag: Feature, on: bool) {
         if on {
-            self.0 |= 1u64 << flag as u8;
+            self.0 |= 1u128 << flag as u8;
         } else {
-            self.0 &= !(1u64 << flag as u8);
+            self.0 &= !(1u128 << flag as u8);
         }
     }
 
     /// The raw bitmask (stable across builds as long as the list order is).
-    pub fn bits(self) -> u64 {
+    pub fn bits(self) -> u128 {
         self.0
     }
 
@@ -440,9 +462,10 @@ impl Feature {
 mod tests {
     use super::*;
 
+    // That every flag has a bit of the mask is checked at compile time,
+    // next to `Features`.
     #[test]
-    fn fits_in_bitmask_and_names_unique() {
-        assert!(Feature::ALL.len() <= 64);
+    fn names_unique_and_documented() {
         for (i, a) in Feature::ALL.iter().enumerate() {
             assert_eq!(*a as usize, i);
             assert_eq!(Feature::from_name(a.name()), Some(*a));

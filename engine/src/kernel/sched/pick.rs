@@ -12,7 +12,8 @@
 //! - v6.6 sort by vruntime and keep each subtree's minimum deadline. Every
 //!   node left of an eligible node is eligible, so the search remembers the
 //!   best left subtree by min_deadline and may need a second descent into it
-//!   ("sched/fair: Fix pick_eevdf()").
+//!   ("sched/eevdf: Fix pick_eevdf()"); before that fix (the EEVDF RFC,
+//!   PICK_BEST_LEFT off) one descent that could miss it.
 
 use crate::kernel::sched::features::Feature::*;
 use crate::kernel::sched::cfs_rq::Eligibility;
@@ -103,8 +104,10 @@ impl Sched {
         self.pick_trace.reset(PickReason::HeapSearch);
         let se = if self.feat.has(DEADLINE_TREE) {
             self.pick_eevdf_by_deadline(q, protect)
-        } else {
+        } else if self.feat.has(PICK_BEST_LEFT) {
             self.pick_eevdf_by_vruntime(q, protect)
+        } else {
+            self.pick_eevdf_rfc(q)
         };
         self.stats.nodes_visited += self.pick_trace.len as u64;
         self.stats.max_walk = self.stats.max_walk.max(self.pick_trace.len as u64);
@@ -163,6 +166,46 @@ impl Sched {
             }
         }
         if best == NIL || (curr != NIL && self.entity_before(curr, best)) {
+            if curr != NIL {
+                self.pick_trace.reason = PickReason::Curr;
+            }
+            best = curr;
+        }
+        best
+    }
+
+    /// Mirrors `pick_eevdf()` of the EEVDF RFC (March 2023) and v6.6-rc1..5,
+    /// before b01db23d5923: one descent of the vruntime-sorted tree. An
+    /// ineligible node sends it left; an eligible one becomes the best if
+    /// its deadline is earlier, and ends the walk if that deadline is its
+    /// subtree's minimum; it goes left only when the left subtree holds the
+    /// node's subtree minimum, otherwise right — so an earlier deadline
+    /// left of an eligible node whose minimum lies right (beyond V) is
+    /// missed. The running entity wins only with a strictly earlier
+    /// deadline (`deadline_gt(deadline, best, curr)`). No protection
+    /// (RUN_TO_PARITY came later).
+    fn pick_eevdf_rfc(&mut self, q: u32) -> u32 {
+        let el = self.eligibility(q);
+        let curr = self.eligible_curr(q, &el);
+        let mut best = NIL;
+        let mut node = self.cfs_rqs[q as usize].tree.root();
+        while node != NIL {
+            self.pick_trace.visit(node);
+            let n = self.nodes[node as usize];
+            if !el.eligible(self.ents[node as usize].vruntime) {
+                node = n.left;
+                continue;
+            }
+            let deadline = self.ents[node as usize].deadline;
+            if best == NIL || before(deadline, self.ents[best as usize].deadline) {
+                best = node;
+                if deadline == n.min_val {
+                    break;
+                }
+            }
+            node = if n.left != NIL && self.nodes[n.left as usize].min_val == n.min_val { n.left } else { n.right };
+        }
+        if best == NIL || (curr != NIL && before(self.ents[curr as usize].deadline, self.ents[best as usize].deadline)) {
             if curr != NIL {
                 self.pick_trace.reason = PickReason::Curr;
             }
