@@ -495,6 +495,10 @@ impl Cx<'_> {
                     // v5.15 entity_tick(): check_preempt_tick() only with others queued.
                     return format!("Scheduler tick on CPU {cpu}: update_curr() charges the running task{who} for the time it ran; with others queued, check_preempt_tick() checks whether it ran its sched_slice() or is a slice ahead of the leftmost vruntime.");
                 }
+                if self.feat(Feature::TICK_PICK_PREEMPT) {
+                    // The EEVDF RFC's entity_tick(): check_preempt_tick() asks for a fresh pick.
+                    return format!("Scheduler tick on CPU {cpu}: update_curr() charges the running task{who} for the time it ran; with others queued, check_preempt_tick() reschedules unless pick_eevdf() still picks it (the EEVDF RFC).");
+                }
                 format!("Scheduler tick on CPU {cpu}: update_curr() charges the running task{who} for the time it ran and checks whether its request is used up.")
             }
             Record::Livelock { task } => format!(
@@ -929,6 +933,22 @@ program = "run"
         assert!(pick_line.contains("V 0.") || pick_line.contains("V -0.") || pick_line.contains("V 1.") || pick_line.contains("V 2."), "{pick_line}");
         // One line per record.
         assert_eq!(ex.lines.len(), entries.len());
+    }
+
+    /// The EEVDF RFC's tick (TICK_PICK_PREEMPT) asks pick_eevdf() and says
+    /// so: three hogs at HZ 1000; at the first tick t.0 has run 1 ms, V is
+    /// a third of that, so t.0 is no longer eligible and the tick
+    /// reschedules it.
+    #[test]
+    fn rfc_tick_says_it_asks_for_a_fresh_pick() {
+        let text = THREE.replace("hz = 1000\n", "hz = 1000\nkernel = \"6.5\"\npatches = [\"eevdf-rfc\"]\n");
+        let (sim, entries) = run_to(&text, |r| matches!(r, Record::Resched { cause: Cause::TickPick, .. }));
+        let tick = entries.iter().find(|e| matches!(e.record, Record::Tick { .. })).expect("the reschedule comes from the tick");
+        assert_eq!(tick.time, 1_000_000);
+        let s = explain(&sim, tick);
+        assert!(s.contains("reschedules unless pick_eevdf() still picks it (the EEVDF RFC)"), "{s}");
+        let ex = explain_event(&sim, &sim.log, &entries);
+        assert!(ex.lines.iter().any(|l| l.starts_with("At the tick on CPU 0 pick_eevdf() would not pick t.0")), "{ex:?}");
     }
 
     const WAKER: &str = r#"
