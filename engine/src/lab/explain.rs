@@ -738,13 +738,9 @@ impl Cx<'_> {
             Cause::TickPick => format!(
                 "At the tick on CPU {cpu} pick_eevdf() would not pick {a} (it is no longer eligible, or an eligible entity has an earlier deadline): the EEVDF RFC's check_preempt_tick() reschedules."
             ),
-            #[allow(unreachable_patterns)]
-            other => match format!("{other:?}").as_str() {
-                "VruntimeAhead" => format!(
-                    "{a}'s vruntime is more than a slice ahead of the leftmost entity's (CFS check_preempt_tick()): CPU {cpu} reschedules."
-                ),
-                name => format!("CPU {cpu} reschedules {a} ({name})."),
-            },
+            Cause::VruntimeAhead => format!(
+                "{a}'s vruntime is more than a slice ahead of the leftmost entity's (CFS check_preempt_tick()): CPU {cpu} reschedules."
+            ),
         }
     }
 
