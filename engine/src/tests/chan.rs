@@ -195,6 +195,33 @@ fn a_futex_wake_ends_the_wait_and_its_stale_timer_ends_nothing_later() {
 }
 
 #[test]
+fn a_futex_timeout_that_a_wake_cancelled_is_not_an_event() {
+    // As above: s's futex_wait at 0 arms its hrtimer for 1 ms + 50 µs of
+    // slack; w's futex_wake at 20 µs ends the wait, and futex_wait()
+    // cancels the timer on its way out (hrtimer_cancel(), v5.15–v6.18).
+    // Events: the two starts at 0 and w's sleep timer at 20 µs (the wake,
+    // s's run and w's exit all happen within it: no costs). Nothing is
+    // due at 1.05 ms. A timer that no wake cancels still fires: t's
+    // futex_wait at 0 times out at 2 ms + 50 µs.
+    let (mut sim, _) = from_text(
+        &format!(
+            "{}[[task]]\nname = \"s\"\nprogram = \"loop 1 {{ futex_wait 1ms }}; wait\"\n\
+             [[task]]\nname = \"w\"\nprogram = \"sleep 20us; futex_wake s\"\n\
+             [[task]]\nname = \"t\"\nprogram = \"futex_wait 2ms\"\n",
+            FREE.replacen("[sim]\n", "[sim]\nduration = \"5ms\"\n", 1)
+        ),
+        &Overrides::default(),
+        LogMode::Full,
+    )
+    .unwrap();
+    let mut times = Vec::new();
+    while sim.step() {
+        times.push(sim.now());
+    }
+    assert_eq!(times, [0, 0, 0, 20 * US, 2_050 * US]);
+}
+
+#[test]
 fn reply_wakes_every_caller_in_order_and_request_latency_is_call_to_call() {
     // Two workers call m; m replies to both at once. Each worker's request
     // (call return -> next call) is its 1 ms sleep + 2 ms run. m answers

@@ -119,6 +119,16 @@ pub struct ScanTrace {
     pub filtered: u32,
 }
 
+impl ScanTrace {
+    /// Empty again, keeping `seen`'s buffer: a fresh one would allocate
+    /// at the first traced visit of every wake-up.
+    fn reset(&mut self) {
+        let seen = std::mem::take(&mut self.seen);
+        *self = ScanTrace { seen, ..ScanTrace::default() };
+        self.seen.clear();
+    }
+}
+
 impl Sched {
     /// Is `cpu` allowed for task `p`?
     #[inline]
@@ -258,7 +268,7 @@ impl Sched {
     /// the CPU the task slept on). Energy-aware placement does not apply
     /// (symmetric capacities).
     pub(crate) fn select_task_rq(&mut self, p: u32, prev_cpu: u32, wake_flags: u32, this_cpu: u32) -> (u32, Placed) {
-        self.scan = ScanTrace::default();
+        self.scan.reset();
         if self.tasks[p as usize].nr_cpus_allowed == 1 || self.topo.nr_cpus() == 1 {
             let cpu = self.tasks[p as usize].affinity.first();
             return (cpu, Placed::Pinned);
