@@ -749,9 +749,10 @@ impl Simulation {
                     // (hrtimer_set_expires_range_ns(): the clock event is
                     // programmed for the hard expiry; only an earlier
                     // interrupt on that CPU would run it sooner). A wait
-                    // a wake ends leaves its timer queued until it fires,
-                    // ignored (its number is stale): at most
-                    // (D + slack) / cycle of them per task.
+                    // a wake ends cancels its timer, which stays in the
+                    // heap until its time and is then dropped unseen
+                    // (`live`): at most (D + slack) / cycle of them per
+                    // task.
                     let at = st.sched.now.saturating_add(d).saturating_add(TIMER_SLACK_NS);
                     st.push(at, EvKind::FutexTimeout { task, seq });
                     if self.governed() {
