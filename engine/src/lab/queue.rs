@@ -44,19 +44,32 @@ pub struct Key {
     pub seq: u64,
 }
 
-/// A key packed as `time << 64 | seq`: one integer comparison orders
-/// by time, then sequence.
+/// A key packed as `time << 64 | seq << CPU_BITS | cpu`: one integer
+/// comparison orders by time, then sequence (sequence numbers are unique,
+/// so the CPU below them never decides an order). A burst end carries its
+/// CPU, so the winner tree holds keys alone; other events carry 0.
 type Packed = u128;
+
+/// Bits for a CPU number in a key; the sequence keeps 52 bits (4.5·10^15
+/// events, decades of simulation at millions of events a second).
+const CPU_BITS: u32 = 12;
+const _: () = assert!(crate::lab::scenario::MAX_CPUS <= 1 << CPU_BITS);
 
 /// An empty slot (sorts after every real event).
 const EMPTY: Packed = u128::MAX;
 
 fn pack(k: Key) -> Packed {
-    (k.time as u128) << 64 | k.seq as u128
+    debug_assert!(k.seq < 1 << (64 - CPU_BITS), "event sequence overflows its key");
+    (k.time as u128) << 64 | (k.seq as u128) << CPU_BITS
 }
 
 fn unpack(p: Packed) -> Key {
-    Key { time: (p >> 64) as u64, seq: p as u64 }
+    Key { time: (p >> 64) as u64, seq: (p as u64) >> CPU_BITS }
+}
+
+/// The CPU a burst end's key carries.
+fn cpu_of(p: Packed) -> u32 {
+    (p as u32) & ((1 << CPU_BITS) - 1)
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -84,39 +97,31 @@ impl Ord for Ev {
 }
 
 /// Replays the matches on the path from tree node `node` to the root.
-/// Each node holds its subtree's earliest key beside the CPU it belongs
-/// to, so a level compares the running minimum with the sibling's key, a
-/// load that does not wait on the level below (a tree of CPUs alone loads
-/// the sibling's winner, then that CPU's key). The whole path is walked,
-/// for any number of changed leaves: stopping where a node's value is
-/// unchanged was measured to save nothing, since both paths an event
-/// typically changes (the CPU whose burst ended and the CPU it woke)
-/// change up to the root. Measured: hackbench, 24 groups on xeon-8260-2s,
-/// 100 ms, user time 2.57 → 2.37 s (best of 6).
-///
-/// Key and winner sit side by side in one node (32 bytes): a level reads
-/// one node and writes one, with one bounds check each (two arrays took
-/// two of each). Measured under cachegrind, seed-002 hackbench 8 groups
-/// on spr-2s-224, one run per configuration, 16 ms: `settle` 3.53 G →
-/// 3.13 G instructions, the run 11.32 G → 10.81 G (−4.5 %).
+/// Each node holds its subtree's earliest key, which names its CPU, so a
+/// level is one load of the sibling, a compare and one store (a tree of
+/// CPUs alone would load the sibling's winner, then that CPU's key; key
+/// and CPU in two arrays, or side by side in a 32-byte node, cost more:
+/// README, Performance). The whole path is walked, for any number of
+/// changed leaves: stopping where a node is unchanged was measured to
+/// save nothing, since both paths an event typically changes (the CPU
+/// whose burst ended and the CPU it woke) change up to the root.
 ///
 /// The match is a select, not a branch: which side wins is a coin toss to
 /// the branch predictor (measured under cachegrind's branch simulation,
 /// hackbench 24 groups on xeon-8260-2s for 10 ms: conditional
 /// mispredictions 8.48 M → 3.32 M for 4.9 % more instructions; README,
 /// Performance).
-fn replay(tree: &mut [(Packed, u32)], mut node: usize) {
-    let (mut k, mut w) = tree[node];
+fn replay(tree: &mut [Packed], mut node: usize) {
+    let mut k = tree[node];
     while node > 1 {
-        let (sk, sw) = tree[node ^ 1];
+        let sk = tree[node ^ 1];
         node /= 2;
         // All ones if the sibling wins (black_box keeps LLVM from turning
         // the mask back into a branch).
         let take = std::hint::black_box(((sk < k) as u64).wrapping_neg());
         let take128 = (take as u128) << 64 | take as u128;
         k = (sk & take128) | (k & !take128);
-        w = (sw & take as u32) | (w & !(take as u32));
-        tree[node] = (k, w);
+        tree[node] = k;
     }
 }
 
@@ -133,9 +138,9 @@ pub struct Queue {
     /// Armed ticks in arming order, which is firing order.
     ticks: VecDeque<(Packed, u32)>,
     /// Winner tree over the CPUs (padded to a power of two): `tree[i]` is
-    /// the earliest burst end below node `i` as of the last `settle`, with
-    /// its CPU; node 1 is the root, leaf `leaves + c` is CPU c.
-    tree: Vec<(Packed, u32)>,
+    /// the earliest burst end below node `i` as of the last `settle`;
+    /// node 1 is the root, leaf `leaves + c` is CPU c.
+    tree: Vec<Packed>,
     leaves: usize,
     /// CPUs whose slots changed since the last `settle`.
     dirty: Vec<u32>,
@@ -145,14 +150,7 @@ pub struct Queue {
 impl Queue {
     pub fn new(cpus: usize, heap_capacity: usize) -> Queue {
         let leaves = cpus.max(1).next_power_of_two();
-        // Every node's winner is a leaf below it, even while all are empty.
-        let mut tree = vec![(EMPTY, 0); 2 * leaves];
-        for (c, node) in tree[leaves..].iter_mut().enumerate() {
-            node.1 = c as u32;
-        }
-        for i in (1..leaves).rev() {
-            tree[i] = tree[2 * i];
-        }
+        let tree = vec![EMPTY; 2 * leaves];
         Queue {
             heap: BinaryHeap::with_capacity(heap_capacity),
             seq: 0,
@@ -184,7 +182,7 @@ impl Queue {
 
     /// (Re-)arms `cpu`'s burst end; an earlier one is forgotten.
     pub fn set_burst(&mut self, cpu: u32, time: u64) {
-        self.burst[cpu as usize] = self.next_key(time);
+        self.burst[cpu as usize] = self.next_key(time) | cpu as Packed;
         self.touch(cpu);
     }
 
@@ -208,7 +206,7 @@ impl Queue {
     pub fn settle(&mut self) {
         for &c in &self.dirty {
             let c = c as usize;
-            self.tree[self.leaves + c].0 = self.burst[c];
+            self.tree[self.leaves + c] = self.burst[c];
             self.is_dirty[c] = false;
         }
         for &cpu in &self.dirty {
@@ -219,7 +217,7 @@ impl Queue {
 
     /// The earliest slot, as of the last `settle`.
     fn first_slot(&self) -> (Packed, u32) {
-        self.tree[1]
+        (self.tree[1], cpu_of(self.tree[1]))
     }
 
     /// The earliest event's key, if any (the queue must be settled).
@@ -268,15 +266,12 @@ impl Queue {
         self.len() == 0
     }
 
-    /// Whether every node of the winner tree holds the earlier of its
-    /// children's winners, each a leaf below it (for tests).
+    /// Whether the leaves hold the slots and every node the earlier of
+    /// its children's keys (for tests).
     #[cfg(test)]
     fn tree_is_consistent(&self) -> bool {
-        let leaf = |c: u32| self.tree[self.leaves + c as usize].0;
-        (1..self.leaves).all(|i| {
-            let ((k, w), (ka, a), (kb, b)) = (self.tree[i], self.tree[2 * i], self.tree[2 * i + 1]);
-            (w == a || w == b) && leaf(w) == k && k == ka.min(kb)
-        })
+        let leaves_hold_slots = (0..self.burst.len()).all(|c| self.tree[self.leaves + c] == self.burst[c]);
+        leaves_hold_slots && (1..self.leaves).all(|i| self.tree[i] == self.tree[2 * i].min(self.tree[2 * i + 1]))
     }
 
     /// The heap's allocated capacity, in events (for memory tests).
