@@ -822,8 +822,9 @@ impl SimState {
     /// taking it out would cost more than skipping it, but it is not an
     /// event. Nothing reads a cancelled timer (`futex_timeout()` and the
     /// idle loop's `timer_armed()` check the same wait number), so the
-    /// schedule is unchanged; only the event count drops (measured: one
-    /// event in six of a loaded stress-futex run was a cancelled timeout).
+    /// schedule is unchanged; only the event count drops (measured:
+    /// stress-futex at 144 instances on xeon-8260-2s, 1.4 M of 10.6 M
+    /// events were cancelled timeouts).
     fn live(&mut self, kind: EvKind) -> bool {
         match kind {
             EvKind::Tick(cpu) if self.sched.rqs[cpu as usize].curr == NIL => {

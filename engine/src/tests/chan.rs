@@ -199,7 +199,7 @@ fn a_futex_timeout_that_a_wake_cancelled_is_not_an_event() {
     // As above: s's futex_wait at 0 arms its hrtimer for 1 ms + 50 µs of
     // slack; w's futex_wake at 20 µs ends the wait, and futex_wait()
     // cancels the timer on its way out (hrtimer_cancel(), v5.15–v6.18).
-    // Events: the two starts at 0 and w's sleep timer at 20 µs (the wake,
+    // Events: the three starts at 0 and w's sleep timer at 20 µs (the wake,
     // s's run and w's exit all happen within it: no costs). Nothing is
     // due at 1.05 ms. A timer that no wake cancels still fires: t's
     // futex_wait at 0 times out at 2 ms + 50 µs.

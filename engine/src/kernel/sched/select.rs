@@ -123,9 +123,9 @@ impl ScanTrace {
     /// Empty again, keeping `seen`'s buffer: a fresh one would allocate
     /// at the first traced visit of every wake-up.
     fn reset(&mut self) {
-        let seen = std::mem::take(&mut self.seen);
+        let mut seen = std::mem::take(&mut self.seen);
+        seen.clear();
         *self = ScanTrace { seen, ..ScanTrace::default() };
-        self.seen.clear();
     }
 }
 
