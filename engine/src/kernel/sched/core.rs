@@ -14,7 +14,7 @@ use crate::kernel::lib::cpumask::CpuMask;
 use crate::kernel::sched::entity::SchedEntity;
 use crate::kernel::sched::fair::*;
 use crate::kernel::sched::features::Features;
-use crate::lab::trace::hist::Hist;
+use crate::lab::trace::hist::{Hist, Plat, Samples};
 use crate::kernel::sched::presets::Tunables;
 use crate::kernel::sched::pick::{PickStats, PickTrace};
 use crate::kernel::sched::balance::DomainState;
@@ -70,6 +70,9 @@ pub struct TaskStats {
     /// `reply`): the wake-up schbench times in msg_and_wait(), not the one
     /// from its usleep() (read it through `Sched::reply_latency`).
     pub reply_latency: Hist,
+    /// The same wake-ups in schbench's own histogram (µs), for the figure
+    /// schbench prints (read it through `Sched::reply_plat`).
+    pub reply_plat: Plat,
     /// Loop iterations the program completed (workload "ops").
     pub ops: u64,
     /// `futex_wait`s that ended by their timeout (ETIMEDOUT).
@@ -751,6 +754,7 @@ impl Sched {
             stats.wakeup_latency.record(lat);
             if reply {
                 stats.reply_latency.record(lat);
+                stats.reply_plat.record(lat);
             }
         }
         self.lat_pending.clear();
@@ -767,9 +771,14 @@ impl Sched {
         self.with_pending(task, &self.tasks[task as usize].stats.reply_latency, true)
     }
 
+    /// `reply_latency` in schbench's histogram.
+    pub fn reply_plat(&self, task: u32) -> std::borrow::Cow<'_, Plat> {
+        self.with_pending(task, &self.tasks[task as usize].stats.reply_plat, true)
+    }
+
     /// `h` with the task's batched samples added (only a reply's if
     /// `replies`).
-    fn with_pending<'a>(&self, task: u32, h: &'a Hist, replies: bool) -> std::borrow::Cow<'a, Hist> {
+    fn with_pending<'a, H: Samples>(&self, task: u32, h: &'a H, replies: bool) -> std::borrow::Cow<'a, H> {
         let mut pending = self.lat_pending.iter().filter(|&&(t, _, reply)| t == task && (reply || !replies)).peekable();
         if pending.peek().is_none() {
             return std::borrow::Cow::Borrowed(h);
