@@ -27,7 +27,7 @@ pub struct Hist {
 /// allocated when first used: a task's latencies fall into a few octaves,
 /// so it holds a few hundred bytes instead of all 1920 buckets (thousands
 /// of tasks each with a full array cost more in page faults than the run).
-/// `N` chunks of at most 255 allocated.
+/// A slot is a u8, so `N` is at most 255.
 #[derive(Clone, Debug)]
 struct Chunks<const N: usize> {
     /// Per chunk, 1 + its index in `data` (0: not allocated).
@@ -176,9 +176,11 @@ pub struct Plat {
 
 const PLAT_BITS: u32 = 8;
 const PLAT_VAL: u64 = 1 << PLAT_BITS;
-/// PLAT_GROUP_NR 19: the last bucket holds everything from 2^25 µs (34 s).
+/// PLAT_GROUP_NR 19 groups of 256 buckets: the last group ends at 2^26 µs
+/// (67 s), and anything longer falls into its last bucket.
 const PLAT_NR: usize = 19 * PLAT_VAL as usize;
 const PLAT_CHUNKS: usize = PLAT_NR / SUB as usize;
+const _: () = assert!(NCHUNKS <= 255 && PLAT_CHUNKS <= 255);
 
 /// plat_val_to_idx().
 fn plat_idx(us: u64) -> usize {
@@ -322,8 +324,8 @@ mod tests {
     /// base (1+1)<<8 = 512, offset 255 & (1000>>1) = 244: bucket 756, whose
     /// value is 2^9 + (244 + 0.5)·2 = 1001; 9000 µs: msb 13, error_bits 5,
     /// base 6<<8 = 1536, offset 255 & 281 = 25: bucket 1561, value
-    /// 2^13 + 25.5·32 = 9008. Past 2^25 µs every sample shares the last
-    /// bucket (PLAT_NR − 1 = 4863).
+    /// 2^13 + 25.5·32 = 9008. Past 2^26 µs every sample falls into the
+    /// last bucket (PLAT_NR − 1 = 4863).
     #[test]
     fn plat_buckets_are_schbenchs() {
         for us in [1u64, 2, 255, 511] {
@@ -332,8 +334,11 @@ mod tests {
         assert_eq!((plat_idx(512), plat_val(512)), (512, 513));
         assert_eq!((plat_idx(1000), plat_val(756)), (756, 1001));
         assert_eq!((plat_idx(9000), plat_val(1561)), (1561, 9008));
-        assert_eq!(plat_idx(u64::MAX), PLAT_NR - 1);
-        // Every value reads back within its bucket: at most 1/512 off.
+        // 2^26 − 1 µs is the last group's last bucket; beyond it, clamped.
+        assert_eq!((plat_idx((1 << 26) - 1), plat_idx(1 << 26), plat_idx(u64::MAX)), (PLAT_NR - 1, PLAT_NR - 1, PLAT_NR - 1));
+        assert_eq!(plat_idx((1 << 26) - (1 << 17) - 1), PLAT_NR - 2);
+        // Every value reads back as its bucket's middle: at most half a
+        // bucket (1/512 of the value) off, asserted with room (1/256).
         for us in (1..200_000u64).step_by(7) {
             let v = plat_val(plat_idx(us));
             assert!(v.abs_diff(us) <= us / 256, "{us} -> {v}");
