@@ -744,6 +744,10 @@ fn study_and_compare_pages_in_headless_chromium() {
     eprintln!("e2e: shrunk study (8 runs) in {small_s:.1} s: {p}");
     assert!(p["text"].as_str().unwrap_or("").contains("(100 %)"), "{p}");
     assert!(!p["text"].as_str().unwrap_or("").contains("running on the page"), "the worker did not run it: {p}");
+    // The worker started without a word on the console: trunk's loader shim
+    // made wasm-bindgen warn at every start (src/bin/study-worker_loader.js).
+    let worker_said: Vec<Value> = session.browser_log().into_iter().filter(|e| e["source"] == "worker").collect();
+    assert!(worker_said.is_empty(), "the study worker wrote to the console: {worker_said:#?}");
     let table = js(r#"return { rows: document.querySelectorAll('[data-testid="study-row"]').length,
                               complete: document.querySelector('[data-testid="study-table"]').dataset.complete,
                               text: document.querySelector('[data-testid="study-text"]').textContent,

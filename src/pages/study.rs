@@ -40,7 +40,7 @@ pub enum Runner {
     InPage,
 }
 
-/// The worker script trunk writes next to index.html (`data-loader-shim`).
+/// The worker's entry, copied next to index.html (src/bin/study-worker_loader.js).
 pub const WORKER_URL: &str = "./study-worker_loader.js";
 
 
