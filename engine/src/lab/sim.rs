@@ -766,6 +766,7 @@ impl Simulation {
                 let stats = &mut st.sched.tasks[t].stats;
                 if let Some(since) = stats.call_returned {
                     stats.request_latency.record(now - since);
+                    stats.request_plat.record(now - since);
                 }
                 if st.sched.task_call(task, target) {
                     st.cursors[t].in_call = true;

@@ -80,6 +80,8 @@ pub struct TaskStats {
     /// Request latency: from a `call` returning to the next `call` (the
     /// work done per request, as schbench measures it).
     pub request_latency: Hist,
+    /// The same in schbench's own histogram (its request_stats).
+    pub request_plat: Plat,
     /// When the last `call` returned (None before the first).
     pub call_returned: Option<u64>,
 }
