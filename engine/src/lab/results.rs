@@ -347,13 +347,13 @@ mod tests {
         assert!((Gathered { min_ops, units, ..g }.value(Metric::Time) - 2.5).abs() < 1e-12);
     }
 
-    /// schbench's percentiles are the ones schbench prints (its wakeup and
-    /// request histograms alike). Nine wake-ups of 9 ms
-    /// and one of 9.1 ms: p90 needs 9 of 10 samples, so it is the 9 ms
-    /// bucket. In schbench's histogram that bucket is [8992, 9023] µs,
-    /// printed as its middle, 9008 (`plat_buckets_are_schbenchs`); in the
-    /// engine's own (1/32 per octave) it is [8912.896, 9175.039] µs,
-    /// reported as its upper edge capped at the largest sample, 9100.
+    /// schbench's percentiles are the ones schbench prints (its wake-up
+    /// and request histograms alike). Nine wake-ups of 9 ms and one of
+    /// 9.1 ms: p90 needs 9 of 10 samples, so it is the 9 ms bucket. In
+    /// schbench's histogram that bucket is [8992, 9023] µs, printed as its
+    /// middle, 9008 (`plat_buckets_are_schbenchs`); in the engine's own
+    /// (1/32 per octave) it is [8912.896, 9175.039] µs, reported as its
+    /// upper edge capped at the largest sample, 9100.
     #[test]
     fn schbench_reports_its_own_percentile() {
         let mut g = Gathered::default();
