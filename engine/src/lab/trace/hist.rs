@@ -60,6 +60,18 @@ impl<const N: usize> Chunks<N> {
     }
 }
 
+/// Adds `n` to bucket `b`, allocating the chunks at the first sample.
+fn add<const N: usize>(counts: &mut Option<Box<Chunks<N>>>, b: usize, n: u32) {
+    counts.get_or_insert_with(|| Box::new(Chunks::new())).add(b, n);
+}
+
+/// Adds every bucket of `from` into `into`.
+fn add_all<const N: usize>(into: &mut Option<Box<Chunks<N>>>, from: &Option<Box<Chunks<N>>>) {
+    for (b, n) in from.iter().flat_map(|c| c.iter()) {
+        add(into, b, n);
+    }
+}
+
 /// Summary percentiles of a histogram, in ns.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Percentiles {
@@ -96,7 +108,7 @@ fn bucket_upper(b: usize) -> u64 {
 
 impl Hist {
     pub fn record(&mut self, v: u64) {
-        self.counts.get_or_insert_with(|| Box::new(Chunks::new())).add(bucket_of(v), 1);
+        add(&mut self.counts, bucket_of(v), 1);
         self.count += 1;
         self.sum += v as u128;
         self.max = self.max.max(v);
@@ -130,11 +142,7 @@ impl Hist {
 
     /// Adds another histogram's samples (merging across tasks or seeds).
     pub fn merge(&mut self, other: &Hist) {
-        let Some(oc) = &other.counts else { return };
-        let counts = self.counts.get_or_insert_with(|| Box::new(Chunks::new()));
-        for (b, n) in oc.iter() {
-            counts.add(b, n);
-        }
+        add_all(&mut self.counts, &other.counts);
         self.count += other.count;
         self.sum += other.sum;
         self.max = self.max.max(other.max);
@@ -219,7 +227,7 @@ impl Plat {
     /// exactly the fast wake-ups and raise every percentile.
     pub fn record(&mut self, ns: u64) {
         let us = (ns.saturating_add(500) / 1000).max(1);
-        self.counts.get_or_insert_with(|| Box::new(Chunks::new())).add(plat_idx(us), 1);
+        add(&mut self.counts, plat_idx(us), 1);
     }
 
     /// schbench's nr_samples.
@@ -244,11 +252,7 @@ impl Plat {
 
     /// combine_stats().
     pub fn merge(&mut self, other: &Plat) {
-        let Some(oc) = &other.counts else { return };
-        let counts = self.counts.get_or_insert_with(|| Box::new(Chunks::new()));
-        for (b, n) in oc.iter() {
-            counts.add(b, n);
-        }
+        add_all(&mut self.counts, &other.counts);
     }
 }
 
