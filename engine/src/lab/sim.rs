@@ -245,6 +245,7 @@ impl Simulation {
             done: false,
         };
         state.sched.tracing = mode != LogMode::Schedule;
+        state.sched.keep_paths = mode == LogMode::Full;
         for (t, &start) in info.task_start.iter().enumerate() {
             state.push(start, EvKind::Start(t as u32));
         }
@@ -307,6 +308,10 @@ impl Simulation {
                 self.begin_measurement(self.info.warmup);
             }
             self.state.sched.set_now(time);
+            // Read per event, as the log's mode is (a compare drops to
+            // hash-only after its divergence; a restored state carries the
+            // flag of the run it was saved from).
+            self.state.sched.keep_paths = self.log.mode == LogMode::Full;
             self.state.events += 1;
             self.handle(kind);
             self.state.queue.settle();

@@ -64,10 +64,16 @@ pub const SCHEDULES_GOLDEN: &str = include_str!("../data/determinism.schedules")
 
 /// One case under one preset in one log mode: (schedule hash, events).
 pub fn schedule(text: &str, kernel: &str, mode: LogMode) -> (u64, u64) {
+    schedule_and_hash(text, kernel, mode).0
+}
+
+/// [`schedule`] and the run's log hash (in `LogMode::Schedule`, which
+/// hashes no records, the hash's initial value).
+pub fn schedule_and_hash(text: &str, kernel: &str, mode: LogMode) -> ((u64, u64), u64) {
     let ov = Overrides { kernel: Some(kernel.to_string()), ..Default::default() };
     let (mut sim, _) = from_text(text, &ov, mode).expect(kernel);
     sim.run();
-    (sim.log.schedule.0, sim.state.events)
+    ((sim.log.schedule.0, sim.state.events), sim.log.hash.0)
 }
 
 /// "case@kernel schedule-hash events" for every case and preset, run as

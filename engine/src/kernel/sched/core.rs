@@ -214,6 +214,10 @@ pub struct Sched {
     pub paths: Vec<u32>,
     /// Whether to write records at all.
     pub tracing: bool,
+    /// Whether records keep their paths (the nodes a pick walked, the CPUs
+    /// a scan visited) in `paths`: only a kept log reads them, and no hash
+    /// covers them (a Placement's scan length is counted either way).
+    pub keep_paths: bool,
     /// The root-level pick of the current `pick_task_fair()`.
     root_pick: Option<(u32, crate::lab::trace::PickReason, u32, u16)>,
     /// Per LLC: `sched_domain_shared`.
@@ -336,6 +340,7 @@ impl Sched {
             records: Vec::with_capacity(64),
             paths: Vec::with_capacity(256),
             tracing: true,
+            keep_paths: true,
             root_pick: None,
         }
     }
@@ -440,7 +445,9 @@ impl Sched {
             return;
         }
         let start = self.paths.len() as u32;
-        self.paths.extend_from_slice(self.pick_trace.path());
+        if self.keep_paths {
+            self.paths.extend_from_slice(self.pick_trace.path());
+        }
         self.root_pick = Some((se, self.pick_trace.reason, start, self.pick_trace.len as u16));
     }
 

@@ -114,7 +114,10 @@ pub struct LlcShared {
 /// The scan of the wakeup in progress (written into the Placement record).
 #[derive(Clone, Debug, Default)]
 pub struct ScanTrace {
+    /// The CPUs visited, in order, if `Sched::keep_paths`.
     pub seen: Vec<u32>,
+    /// How many were visited (`seen.len()` when they are kept).
+    pub len: u32,
     pub end: Option<ScanEnd>,
     pub filtered: u32,
 }
@@ -494,7 +497,9 @@ impl Sched {
             None if n > budget => (None, budget, ScanEnd::Budget),
             None => (None, n, ScanEnd::Exhausted),
         };
-        if self.tracing {
+        if self.tracing && !self.keep_paths {
+            self.scan.len += scanned as u32;
+        } else if self.tracing {
             let mut cursor = Wrap::new(start, self.topo.nr_cpus());
             for _ in 0..scanned {
                 let Some(cpu) = cursor.next(cpus) else { break };
@@ -506,7 +511,10 @@ impl Sched {
 
     fn note_seen(&mut self, cpu: u32, seen: Seen) {
         if self.tracing {
-            self.scan.seen.push(cpu << 2 | seen as u32);
+            self.scan.len += 1;
+            if self.keep_paths {
+                self.scan.seen.push(cpu << 2 | seen as u32);
+            }
         }
     }
 
@@ -626,7 +634,7 @@ impl Sched {
             return;
         }
         let start = self.paths.len() as u32;
-        let len = self.scan.seen.len() as u16;
+        let len = self.scan.len as u16;
         self.paths.extend_from_slice(&self.scan.seen);
         let end = self.scan.end.unwrap_or(ScanEnd::None);
         let filtered = self.scan.filtered as u16;
