@@ -2,3 +2,4 @@
 
 pub mod cpumask;
 pub mod rbtree;
+pub mod math64;

@@ -58,7 +58,7 @@ pub fn decay_load(val: u64, n: u64) -> u64 {
         val >>= local_n / LOAD_AVG_PERIOD;
         local_n %= LOAD_AVG_PERIOD;
     }
-    ((val as u128 * RUNNABLE_AVG_YN_INV[local_n as usize] as u128) >> 32) as u64
+    crate::kernel::lib::math64::mul_u64_u32_shr(val, RUNNABLE_AVG_YN_INV[local_n as usize], 32)
 }
 
 /// Mirrors `__accumulate_pelt_segments()` (pelt.c): d1 (the rest of the

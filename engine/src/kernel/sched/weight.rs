@@ -135,8 +135,8 @@ fn fls(x: u64) -> u32 {
 /// Mirrors `__calc_delta()` (kernel/sched/fair.c, v5.15–v6.19):
 /// `delta_exec * weight / lw.weight`, computed as
 /// `(delta_exec * (weight * inv_weight)) >> 32` with the factor kept in 32
-/// bits by shifting both it and the final shift down (`fls` form), and a
-/// 128-bit product for the last step (`mul_u64_u32_shr()`).
+/// bits by shifting both it and the final shift down (`fls` form), and
+/// `mul_u64_u32_shr()` for the last step.
 #[inline]
 pub fn calc_delta(delta_exec: u64, weight: u64, lw: &LoadWeight) -> u64 {
     let mut fact = scale_load_down(weight);
@@ -152,7 +152,7 @@ pub fn calc_delta(delta_exec: u64, weight: u64, lw: &LoadWeight) -> u64 {
         fact >>= s;
         shift -= s;
     }
-    ((delta_exec as u128 * fact as u128) >> shift) as u64
+    crate::kernel::lib::math64::mul_u64_u32_shr(delta_exec, fact as u32, shift)
 }
 
 /// Mirrors `calc_delta_fair()` (fair.c, v6.18): wall time → virtual time
