@@ -1908,7 +1908,7 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
     wait("the study exports", "const e = window.__schedlabExports; return !!e['schedlab-study.csv'] && !!e['schedlab-study.txt'] && !!e['schedlab-study-cdf.svg'];", Duration::from_secs(10));
     let ex = js("return window.__schedlabExports;");
     let csv = ex["schedlab-study.csv"].as_str().unwrap_or("");
-    assert!(csv.starts_with("case,load,config,role,runs,mean,std_pct,change_pct,seed "), "{csv}");
+    assert!(csv.starts_with("case,load,config,role,runs,mean,std_pct,change_pct,same_schedules,seed "), "{csv}");
     assert_eq!(csv.lines().count(), 1 + 2, "one row × two configurations: {csv}");
     assert!(ex["schedlab-study.txt"].as_str().unwrap_or("").starts_with("hackbench\n=========\n"), "{ex}");
     assert!(ex["schedlab-study-cdf.svg"].as_str().unwrap_or("").contains("<polyline"), "{ex}");

@@ -56,6 +56,12 @@ fn study_prints_the_mail_table() {
     assert_eq!(v["rows"].as_array().unwrap().len(), 4);
     assert_eq!(v["configs"][1], "6.6+sis-filter");
     assert_eq!(v["rows"][0]["cells"][0]["runs"], 2);
+    // SIS_FILTER filters nothing in this study (engine/tests/data/study.table:
+    // every compare run has its baseline's schedule hash), so each compare
+    // cell is marked, in the JSON and with `=` in the table; a baseline never.
+    assert_eq!(v["rows"][0]["cells"][1]["same_schedules"], true);
+    assert_eq!(v["rows"][0]["cells"][0]["same_schedules"], false);
+    assert!(out.contains("\n= the same schedule as the baseline on every seed"), "{out}");
 }
 
 #[test]

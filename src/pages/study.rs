@@ -625,16 +625,22 @@ fn ResultTable(on_open: Callback<(usize, usize)>) -> impl IntoView {
                             ("base", String::new(), format!("1.00 ({:.2})", cell.std_pct))
                         } else {
                             let ch = cell.change_pct.unwrap_or(0.0);
-                            let (class, words) = verdict(ch, base.std_pct, cell.std_pct);
+                            let (class, words) = if cell.same_schedules {
+                                // Not "no effect": the load never reached the code the change touches.
+                                ("same", "= same schedules")
+                            } else {
+                                verdict(ch, base.std_pct, cell.std_pct)
+                            };
                             (class, words.to_string(), format!("{ch:+.2} ({:.2})", cell.std_pct))
                         };
                         let pending = cell.runs < t.seeds.len();
                         let title = format!(
-                            "{} runs; mean {:.4} {}; open seed {} in the lecture view",
+                            "{} runs; mean {:.4} {}; open seed {} in the lecture view{}",
                             cell.runs,
                             cell.mean,
                             t.unit,
-                            cell.worst_seed.map_or("–".into(), |s| s.to_string())
+                            cell.worst_seed.map_or("–".into(), |s| s.to_string()),
+                            if cell.same_schedules { "\nevery seed switched exactly as the baseline's run: the change never altered a scheduling decision on this load" } else { "" }
                         );
                         view! {
                             <td class=format!("cell {class}{}", if pending { " pending" } else { "" }) data-testid="study-cell" data-row=r data-config=c>

@@ -51,6 +51,7 @@ fn table_view(r: TableReport) -> impl IntoView {
         .map(|(i, c)| {
             let config = r.configs.get(1 + i % ncmp).cloned().unwrap_or_default();
             let (class, words) = mark(c.verdict());
+            let same = c.model.is_some_and(|m| m.same_schedules);
             let mail_title = format!("{}: printed std {}", c.mail_label, c.mail_std.map_or("none".into(), |s| format!("{s:.2} %")));
             let (model, model_title) = match c.model {
                 Some(m) => (pct(m.change, Some(m.noise)), format!("{config}: std {:.2} % over the seeds", m.std)),
@@ -63,7 +64,10 @@ fn table_view(r: TableReport) -> impl IntoView {
                     <td>{c.column.clone()}</td>
                     <td class="num" data-testid="mail-change" title=mail_title>{pct(c.mail_change, c.mail_noise)}</td>
                     <td class="num" data-testid="model-change" title=model_title>{model}</td>
-                    <td class=format!("mark {class}") data-testid="mail-verdict">{words}</td>
+                    <td class=format!("mark {class}") data-testid="mail-verdict" data-same-schedules=same.to_string()>
+                        {words}
+                        {same.then(|| view! { <span class="same" title="every seed switched exactly as in the baseline: the change never altered a scheduling decision on this load">" · same schedules"</span> })}
+                    </td>
                 </tr>
             }
         })
@@ -107,7 +111,8 @@ pub fn MailBeside() -> impl IntoView {
                 <p class="muted">
                     "As schedlab reproduce prints it: every change with positive = better; noise is the std of the difference of the two means. \
                      A mail cell shows a clear effect when its change exceeds twice its noise (5 % where the mail printed no std); \
-                     the model agrees when its change has the same sign. Cells not run yet count as not modelled."
+                     the model agrees when its change has the same sign. Cells not run yet count as not modelled. \
+                     \"Same schedules\": the model's two configurations switched alike on every seed, so the change never acted on that load."
                 </p>
                 {reports.into_iter().map(table_view).collect_view()}
                 <pre data-testid="study-mail-summary">{summary}</pre>

@@ -195,6 +195,10 @@ pub struct ModelCell {
     /// The compare column's std in % of its mean.
     pub std: f64,
     pub clear: bool,
+    /// Every seed's run of the compare configuration switched exactly as
+    /// the baseline's (`study::Cell::same_schedules`): the change never
+    /// altered a decision on this load.
+    pub same_schedules: bool,
 }
 
 impl CellReport {
@@ -296,7 +300,7 @@ fn model_cell(m: &Table, case: &str, load: &str, base: &str, compare: &str) -> O
     let change = if m.higher_is_better { raw } else { -raw } + 0.0;
     let noise = diff_std(b.std_pct, c.std_pct, raw);
     let clear = b.runs > 1 && c.runs > 1 && is_clear(change, Some(noise));
-    Some(ModelCell { change, noise, std: c.std_pct, clear })
+    Some(ModelCell { change, noise, std: c.std_pct, clear, same_schedules: c.same_schedules })
 }
 
 /// The agreement figures of a set of cells.
@@ -318,6 +322,9 @@ pub struct Summary {
     pub std_within_2x: usize,
     /// Cells of tables that have no study.
     pub not_modelled: usize,
+    /// Clear cells where the model's two configurations switched alike on
+    /// every seed: the change never acted on the load.
+    pub clear_same_schedules: usize,
 }
 
 impl Summary {
@@ -331,6 +338,7 @@ impl Summary {
             s.cells += 1;
             if c.mail_clear {
                 s.clear += 1;
+                s.clear_same_schedules += m.same_schedules as usize;
                 if c.agrees() == Some(true) {
                     s.agree += 1;
                     s.agree_clearly += m.clear as usize;
@@ -438,8 +446,9 @@ pub fn format(reports: &[TableReport]) -> String {
                 Some(Verdict::SmallButLarge) => "mail <5 %, model >15 %",
                 Some(Verdict::NoClearEffect) => "(mail: no clear effect)",
             };
+            let same = if c.model.is_some_and(|m| m.same_schedules) { "; same schedules: the change never acts here" } else { "" };
             let column: String = c.column.chars().take(28).collect();
-            s += &format!("  {:<16} {:<12} {:<28} {:>18} {:>18}  {}\n", c.case, c.load, column, mail, model, verdict);
+            s += &format!("  {:<16} {:<12} {:<28} {:>18} {:>18}  {verdict}{same}\n", c.case, c.load, column, mail, model);
         }
         for (config, e) in r.configs.iter().zip(&r.engagement) {
             s += &format!(
@@ -469,25 +478,27 @@ pub fn format_summary(reports: &[TableReport]) -> String {
 }
 
 /// The line above the agreement figures.
-pub const SUMMARY_CAPTION: &str = "agreement (clear: the mail's change exceeds twice its noise; without a printed std, 5 %)";
+pub const SUMMARY_CAPTION: &str = "agreement (clear: the mail's change exceeds twice its noise; without a printed std, 5 %)\n\
+     unreached: clear cells where the model's two configurations switched alike on every seed (the change never acted)";
 
 /// The column heads of [`summary_line`].
 pub fn summary_header() -> String {
     format!(
-        "{:<6} {:>5} {:>6} {:>6} {:>8} {:>8} {:>11} {:>12} {:>13}\n",
-        "seed", "cells", "clear", "agree", "agree%", "clearly", "<5% vs >15%", "std <= 2x", "not modelled"
+        "{:<6} {:>5} {:>6} {:>6} {:>8} {:>8} {:>10} {:>11} {:>12} {:>13}\n",
+        "seed", "cells", "clear", "agree", "agree%", "clearly", "unreached", "<5% vs >15%", "std <= 2x", "not modelled"
     )
 }
 
 /// One line of the agreement figures, headed `name`.
 pub fn summary_line(name: &str, s: Summary) -> String {
     format!(
-        "{name:<6} {:>5} {:>6} {:>6} {:>7.0}% {:>8} {:>11} {:>12} {:>13}\n",
+        "{name:<6} {:>5} {:>6} {:>6} {:>7.0}% {:>8} {:>10} {:>11} {:>12} {:>13}\n",
         s.cells,
         s.clear,
         s.agree,
         s.agree_pct(),
         s.agree_clearly,
+        s.clear_same_schedules,
         s.small_but_large,
         format!("{}/{}", s.std_within_2x, s.with_std),
         s.not_modelled
@@ -591,7 +602,7 @@ mod tests {
             mail_noise: None,
             mail_std: Some(1.0),
             mail_clear: clear,
-            model: model.map(|m| ModelCell { change: m, noise: 1.0, std: 3.0, clear: m.abs() > 2.0 }),
+            model: model.map(|m| ModelCell { change: m, noise: 1.0, std: 3.0, clear: m.abs() > 2.0, same_schedules: false }),
         };
         let cells = [cell(10.0, true, Some(4.0)), cell(-10.0, true, Some(1.0)), cell(1.0, false, Some(20.0)), cell(3.0, true, Some(0.5)), cell(8.0, true, None)];
         let s = Summary::of(&cells);
@@ -599,6 +610,17 @@ mod tests {
         assert_eq!(s.small_but_large, 1);
         assert_eq!((s.with_std, s.std_within_2x), (4, 0));
         assert_eq!(s.not_modelled, 1);
+        assert_eq!(s.clear_same_schedules, 0);
+        // A clear cell whose runs switched alike counts as unreached; an
+        // unclear one does not.
+        let same = |mail: f64, clear: bool| {
+            let mut c = cell(mail, clear, Some(0.0));
+            c.model.as_mut().unwrap().same_schedules = true;
+            c
+        };
+        assert_eq!(Summary::of(&[same(10.0, true), same(1.0, false), cell(-10.0, true, Some(1.0))]).clear_same_schedules, 1);
+        assert!(format(&[TableReport { cells: vec![same(10.0, true)], study: "s".into(), ..compare_table(&tables()[0], None) }])
+            .contains("DISAGREE; same schedules: the change never acts here"));
         // Those cells' verdicts: +10 clear, model +4 clear (4 > 2): agrees;
         // −10 clear, model +1: other sign; +1 not clear, model +20: the
         // <5 % vs >15 % case; +3 clear, model +0.5 unclear (0.5 ≤ 2):
@@ -611,18 +633,29 @@ mod tests {
         assert_eq!(cell(1.0, false, Some(-3.0)).verdict(), Some(Verdict::NoClearEffect));
     }
 
-    /// The summary line the CLI and the Studies page print: 4 cells, 3
-    /// clear, 2 agree (2/3 = 67 %), 1 clearly, 1 small-but-large, 0 of 4
-    /// stds within 2x, 1 not modelled; under the header's columns.
+    /// The summary line the CLI and the Studies page print: 9 cells, 7
+    /// clear, 2 agree (2/7 = 29 %), 1 clearly, 5 unreached, 1
+    /// small-but-large, 0 of 4 stds within 2x, 1 not modelled; under the
+    /// header's columns.
     #[test]
     fn summary_line_columns() {
-        let s = Summary { cells: 4, clear: 3, agree: 2, agree_clearly: 1, small_but_large: 1, with_std: 4, std_within_2x: 0, not_modelled: 1 };
+        let s = Summary {
+            cells: 9,
+            clear: 7,
+            agree: 2,
+            agree_clearly: 1,
+            small_but_large: 1,
+            with_std: 4,
+            std_within_2x: 0,
+            not_modelled: 1,
+            clear_same_schedules: 5,
+        };
         let line = summary_line("002", s);
-        assert_eq!(line.split_whitespace().collect::<Vec<_>>(), ["002", "4", "3", "2", "67%", "1", "1", "0/4", "1"]);
+        assert_eq!(line.split_whitespace().collect::<Vec<_>>(), ["002", "9", "7", "2", "29%", "1", "5", "1", "0/4", "1"]);
         let head = summary_header();
         assert_eq!(line.len(), head.len(), "{head}{line}");
         // Each figure ends where its column head does.
-        for (h, v) in [("cells", " 4 "), ("agree%", " 67% "), ("std <= 2x", " 0/4 ")] {
+        for (h, v) in [("cells", " 9 "), ("agree%", " 29% "), ("unreached", " 5 "), ("std <= 2x", " 0/4 ")] {
             assert_eq!(head.find(h).unwrap() + h.len(), line.find(v).unwrap() + v.len() - 1, "{h}");
         }
         assert!(format_summary(&[]).ends_with(&(head + &summary_line("all", Summary::default()))));

@@ -372,18 +372,19 @@ impl Study {
             .iter()
             .enumerate()
             .map(|(r, row)| {
-                // values[config][seed index]
-                let per_config: Vec<Vec<Option<f64>>> = (0..self.configs.len())
+                // runs[config][seed index]
+                let runs: Vec<Vec<Option<&RunValue>>> = (0..self.configs.len())
                     .map(|c| {
                         self.seeds
                             .iter()
                             .map(|&seed| {
                                 let i = self.runs.iter().position(|k| *k == RunKey { row: r, config: c, seed })?;
-                                self.values[i].as_ref().map(|v| v.value)
+                                self.values[i].as_ref()
                             })
                             .collect()
                     })
                     .collect();
+                let per_config: Vec<Vec<Option<f64>>> = runs.iter().map(|rs| rs.iter().map(|v| v.map(|v| v.value)).collect()).collect();
                 let base: Vec<f64> = per_config[0].iter().flatten().copied().collect();
                 let (base_mean, _) = mean_std(&base);
                 let cells = per_config
@@ -413,6 +414,7 @@ impl Study {
                             change_pct: if c == 0 { None } else { Some(change_pct(base_mean, mean, hib)) },
                             values: vals.clone(),
                             worst_seed: worst,
+                            same_schedules: c > 0 && same_schedules(&runs[0], &runs[c]),
                         }
                     })
                     .collect();
@@ -476,6 +478,25 @@ pub struct Cell {
     pub values: Vec<Option<f64>>,
     /// The seed to open when drilling into this cell.
     pub worst_seed: Option<u64>,
+    /// A compare column whose every run switched exactly as the baseline's
+    /// run of the same seed (equal schedule hashes): the change never
+    /// altered a scheduling decision on this load, so its 0.00 says the
+    /// load does not reach the code it changes, not that it is neutral.
+    pub same_schedules: bool,
+}
+
+/// Whether every seed that ran in `cmp` ran in `base` too, with the same
+/// schedule hash, and at least one did.
+fn same_schedules(base: &[Option<&RunValue>], cmp: &[Option<&RunValue>]) -> bool {
+    let mut ran = false;
+    for (b, c) in base.iter().zip(cmp) {
+        match (b, c) {
+            (_, None) => {}
+            (Some(b), Some(c)) if !b.schedule_hash.is_empty() && b.schedule_hash == c.schedule_hash => ran = true,
+            _ => return false,
+        }
+    }
+    ran
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -512,7 +533,7 @@ impl Table {
     /// with the mean, std% and change% the mail prints and every seed's
     /// value, in the study's seed order (empty where not run yet).
     pub fn csv(&self, sorted: bool) -> String {
-        let mut s = String::from("case,load,config,role,runs,mean,std_pct,change_pct");
+        let mut s = String::from("case,load,config,role,runs,mean,std_pct,change_pct,same_schedules");
         for seed in &self.seeds {
             s += &format!(",seed {seed}");
         }
@@ -523,7 +544,7 @@ impl Table {
             for (c, cell) in row.cells.iter().enumerate() {
                 let role = if c == 0 { "baseline".to_string() } else { format!("compare {c}") };
                 s += &[csv_field(&row.case), csv_field(&row.load), csv_field(self.configs.get(c).map_or("", |x| x.as_str())), role].join(",");
-                s += &format!(",{},{},{},{}", cell.runs, cell.mean, cell.std_pct, cell.change_pct.map_or(String::new(), |x| x.to_string()));
+                s += &format!(",{},{},{},{},{}", cell.runs, cell.mean, cell.std_pct, cell.change_pct.map_or(String::new(), |x| x.to_string()), cell.same_schedules);
                 for v in &cell.values {
                     s += &format!(",{}", v.map_or(String::new(), |x| x.to_string()));
                 }
@@ -554,9 +575,12 @@ impl Table {
             let row = &self.rows[r];
             s += &format!("{:<16}\t{:<8}\t{:>5.2} ({:>6.2})", row.case, row.load, 1.0, row.cells[0].std_pct);
             for c in &row.cells[1..] {
-                s += &format!("\t{:>+6.2} ({:>6.2})", c.change_pct.unwrap_or(0.0), c.std_pct);
+                s += &format!("\t{:>+6.2} ({:>6.2}){}", c.change_pct.unwrap_or(0.0), c.std_pct, if c.same_schedules { " =" } else { "" });
             }
             s += "\n";
+        }
+        if self.rows.iter().any(|r| r.cells.iter().any(|c| c.same_schedules)) {
+            s += "\n= the same schedule as the baseline on every seed: the change never altered a scheduling decision on that load\n";
         }
         s += "\nconfigurations:";
         for (i, c) in self.configs.iter().enumerate() {

@@ -78,12 +78,14 @@ fn the_table_is_formatted_as_in_the_mails() {
     // then row 0's baseline and first compare cell.
     let csv = t.csv(false);
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines[0], "case,load,config,role,runs,mean,std_pct,change_pct,seed 4,seed 9,seed 11");
+    assert_eq!(lines[0], "case,load,config,role,runs,mean,std_pct,change_pct,same_schedules,seed 4,seed 9,seed 11");
     assert!(lines[1].starts_with("process-pipe,1 group,6.6,baseline,3,"), "{}", lines[1]);
     let f: Vec<&str> = lines[2].split(',').collect();
     assert_eq!(&f[3..5], &["compare 1", "3"], "{}", lines[2]);
     assert!((f[5].parse::<f64>().unwrap() - 10.135).abs() < 1e-9, "{}", lines[2]);
     assert!((f[7].parse::<f64>().unwrap() + 1.35).abs() < 1e-9, "{}", lines[2]);
+    // Faked runs carry no schedule hash: nothing is known to be the same.
+    assert_eq!(f[8], "false", "{}", lines[2]);
     assert_eq!(lines.len(), 1 + t.rows.len() * t.configs.len());
     assert_eq!(crate::lab::study::csv_field("a,\"b\""), "\"a,\"\"b\"\"\"");
     // The worst seed of the compare cell: every seed is 0.135 s slower; the
@@ -161,4 +163,38 @@ fn engagement_is_counted_only_when_asked_and_does_not_change_the_schedule() {
     assert_eq!(base.engagement.same_prio_skips, 0);
     assert_eq!(patch.engagement.wakeup_preemptions, 0);
     assert!(patch.engagement.same_prio_skips > 0, "{:?}", patch.engagement);
+}
+
+/// A compare column is marked when every seed's run switched exactly as
+/// the baseline's. reweight-fix changes only reweight_entity() on a queued
+/// entity; with no cgroup and no nice change nothing is ever reweighted
+/// (update_cfs_group() has no group entity to reweight), so both columns
+/// make the same decisions at the same times: same schedule hashes, a
+/// change of exactly 0 and the mark. 6.18 has another base slice (0.70 ms
+/// normalized against 6.6's 0.75), so its hackbench pairs switch at other
+/// times: no mark, whatever its change.
+#[test]
+fn a_change_that_never_acts_is_marked_same_schedules() {
+    let text = "[sim]\nduration = \"20ms\"\n[topology]\npreset = \"2cpu-vm\"\n\
+        [[workload]]\nkind = \"hackbench\"\nfds = 2\nloops = 1000000\n\
+        [study]\nbase = \"6.6\"\ncompare = [\"6.6+reweight-fix\", \"6.18\"]\nseeds = [1, 2]\nload = \"groups\"\nloads = [1, 2]\n";
+    let mut s = Study::new(text).unwrap();
+    s.run_all(1).unwrap();
+    let t = s.table();
+    for row in &t.rows {
+        let (fix, newer) = (&row.cells[1], &row.cells[2]);
+        assert!(fix.same_schedules, "{} {}: {fix:?}", row.case, row.load);
+        assert_eq!(fix.change_pct, Some(0.0));
+        assert!(!newer.same_schedules, "{} {}: {newer:?}", row.case, row.load);
+        assert!(!row.cells[0].same_schedules, "the baseline is never marked");
+    }
+    let text = t.format(false);
+    assert_eq!(text.lines().filter(|l| l.contains(" +0.00 (") && l.contains(") =\t")).count(), t.rows.len(), "{text}");
+    assert!(text.contains("\n= the same schedule as the baseline on every seed"), "{text}");
+    // A seed that ran only in the compare column proves nothing.
+    let base = s.values[0].clone().unwrap();
+    let lone = |h: &str| Some(RunValue { schedule_hash: h.into(), ..base.clone() });
+    assert!(!same_schedules(&[None, Some(&base)], &[lone(&base.schedule_hash).as_ref(), Some(&base)]));
+    assert!(same_schedules(&[Some(&base), None], &[Some(&base), None]));
+    assert!(!same_schedules(&[None], &[None]), "no run: nothing to compare");
 }
