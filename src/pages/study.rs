@@ -20,7 +20,7 @@ use std::sync::Arc;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use schedlab_engine::lab::scenario::{self, Param, StudySpec};
-use schedlab_engine::lab::study::{RunKey, Study, Table, CDF_QUANTILES};
+use schedlab_engine::lab::study::{RunKey, Study, Table, CDF_QUANTILES, SAME_SCHEDULES_MEANS};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -640,7 +640,7 @@ fn ResultTable(on_open: Callback<(usize, usize)>) -> impl IntoView {
                             cell.mean,
                             t.unit,
                             cell.worst_seed.map_or("–".into(), |s| s.to_string()),
-                            if cell.same_schedules { "\nevery seed switched exactly as the baseline's run: the change never altered a scheduling decision on this load" } else { "" }
+                            if cell.same_schedules { format!("\n{SAME_SCHEDULES_MEANS}") } else { String::new() }
                         );
                         view! {
                             <td class=format!("cell {class}{}", if pending { " pending" } else { "" }) data-testid="study-cell" data-row=r data-config=c>

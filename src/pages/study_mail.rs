@@ -11,7 +11,7 @@
 
 use leptos::prelude::*;
 use schedlab_engine::lab::reproduce::{self, MailTable, Summary, TableReport, Verdict};
-use schedlab_engine::lab::study::Table;
+use schedlab_engine::lab::study::{Table, SAME_SCHEDULES_MEANS};
 
 use super::study::use_study;
 
@@ -66,7 +66,7 @@ fn table_view(r: TableReport) -> impl IntoView {
                     <td class="num" data-testid="model-change" title=model_title>{model}</td>
                     <td class=format!("mark {class}") data-testid="mail-verdict" data-same-schedules=same.to_string()>
                         {words}
-                        {same.then(|| view! { <span class="same" title="every seed switched exactly as in the baseline: the change never altered a scheduling decision on this load">" · same schedules"</span> })}
+                        {same.then(|| view! { <span class="same" title=SAME_SCHEDULES_MEANS>" · same schedules"</span> })}
                     </td>
                 </tr>
             }

@@ -485,6 +485,10 @@ pub struct Cell {
     pub same_schedules: bool,
 }
 
+/// What a `same_schedules` cell means, in the table's footnote and the
+/// page's titles.
+pub const SAME_SCHEDULES_MEANS: &str = "the same schedule as the baseline on every seed: the change never altered a scheduling decision on that load";
+
 /// Whether every seed that ran in `cmp` ran in `base` too, with the same
 /// schedule hash, and at least one did.
 fn same_schedules(base: &[Option<&RunValue>], cmp: &[Option<&RunValue>]) -> bool {
@@ -580,7 +584,7 @@ impl Table {
             s += "\n";
         }
         if self.rows.iter().any(|r| r.cells.iter().any(|c| c.same_schedules)) {
-            s += "\n= the same schedule as the baseline on every seed: the change never altered a scheduling decision on that load\n";
+            s += &format!("\n= {SAME_SCHEDULES_MEANS}\n");
         }
         s += "\nconfigurations:";
         for (i, c) in self.configs.iter().enumerate() {
