@@ -82,6 +82,9 @@ fn table_view(r: TableReport) -> impl IntoView {
             </tr></thead>
             <tbody>{rows}</tbody>
         </table>
+        {(!r.gap.is_empty()).then(|| view! {
+            <p class="mail-gap" data-testid="study-mail-gap"><strong>{reproduce::GAP_CAPTION}": "</strong>{r.gap.clone()}</p>
+        })}
     }
 }
 
