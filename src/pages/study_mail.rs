@@ -2,8 +2,8 @@
 //! study run is a preset that a table of assets/seeds/tables.toml names,
 //! every mail cell gets the mail's change beside the model's and whether
 //! they agree, with the table's known gap and the agreement figures, as
-//! `schedlab reproduce` prints them. The rules are the engine's (`lab::reproduce`); this module only
-//! lays them out.
+//! `schedlab reproduce` prints them. The rules are the engine's
+//! (`lab::reproduce`); this module only lays them out.
 //!
 //! One table per mail table rather than columns in the result table: a
 //! mail's baseline need not be the study's (seed 004's PLACE_BONUS tables
