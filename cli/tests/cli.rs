@@ -41,6 +41,12 @@ fn expand_prints_scenario_toml_that_runs_like_the_macro() {
         (v["log_hash"].as_str().unwrap().to_string(), v["events"].as_u64().unwrap())
     };
     assert_eq!(hash(&src), hash(&expanded));
+    // A signal queue stays one when printed (its wakes carry no WF_SYNC).
+    let src = temp("sigfd.toml", "[sim]\nseed = 3\nduration = \"5ms\"\n[[workload]]\nkind = \"stress-sigfd\"\ninstances = 2\n");
+    let toml = stdout(&schedlab(&["expand", &src]));
+    assert!(toml.contains("[[channel]]\nname = \"stress-sigfd-1-q\"\ncapacity = 65536\nsync = false\n"), "{toml}");
+    let expanded = temp("sigfd-expanded.toml", &format!("[sim]\nseed = 3\nduration = \"5ms\"\n{toml}"));
+    assert_eq!(hash(&src), hash(&expanded));
 }
 
 #[test]
@@ -98,7 +104,7 @@ fn explain_tells_the_first_events() {
 #[test]
 fn workloads_lists_every_kind_with_parameters() {
     let out = stdout(&schedlab(&["workloads"]));
-    for kind in ["hackbench", "schbench", "netperf-rr", "netperf-stream", "tbench", "pipe-test", "stress-futex", "stress-sigsuspend", "hogs"] {
+    for kind in ["hackbench", "schbench", "netperf-rr", "netperf-stream", "tbench", "pipe-test", "stress-futex", "stress-sigsuspend", "stress-sigrt", "stress-sigfd", "hogs"] {
         assert!(out.lines().any(|l| l == kind), "{kind} missing:\n{out}");
     }
     assert!(out.contains("message_threads"));

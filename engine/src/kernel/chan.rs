@@ -5,7 +5,9 @@
 //! in, blocking while the channel is full; `recv CH N` takes N out,
 //! blocking while it is empty. Waiters are woken in the order they blocked,
 //! one per message moved, with a sync wakeup (WF_SYNC, as pipe_write() and
-//! the unix socket paths do). As in pipe_read()/pipe_write() (v6.18), a
+//! the unix socket paths do), except on a signal queue (`sync = false`:
+//! sigqueue() wakes its receiver through signal_wake_up(), which passes
+//! no wake flags to try_to_wake_up(); kernel/signal.c, v5.15–v6.18). As in pipe_read()/pipe_write() (v6.18), a
 //! reader that leaves messages behind wakes the next blocked reader, and a
 //! writer that leaves room wakes the next blocked writer, so no waiter
 //! sleeps while it could proceed.
@@ -36,8 +38,12 @@ use crate::lab::trace::Record;
 #[derive(Clone, Debug)]
 pub struct Channel {
     pub capacity: u64,
-    /// Messages in the channel.
+    /// Whether a send wakes its receiver with WF_SYNC (a pipe or socket)
+    /// or without (a signal queue).
+    pub sync: bool,
+    /// Messages in the channel, and the most it has held.
     pub count: u64,
+    pub peak: u64,
     /// Tasks blocked in `recv` / `send`, first come first woken.
     pub receivers: VecDeque<u32>,
     pub senders: VecDeque<u32>,
@@ -47,8 +53,8 @@ pub struct Channel {
 }
 
 impl Channel {
-    pub fn new(capacity: u64) -> Channel {
-        Channel { capacity, count: 0, receivers: VecDeque::new(), senders: VecDeque::new(), sent: 0, received: 0 }
+    pub fn new(capacity: u64, sync: bool) -> Channel {
+        Channel { capacity, sync, count: 0, peak: 0, receivers: VecDeque::new(), senders: VecDeque::new(), sent: 0, received: 0 }
     }
 }
 
@@ -82,9 +88,10 @@ impl Sched {
     fn wake_queue(&mut self, ch: u32, receivers: bool, n: u64, cpu: u32) {
         for _ in 0..n {
             let c = &mut self.chans[ch as usize];
+            let flags = if c.sync { WF_SYNC } else { 0 };
             let q = if receivers { &mut c.receivers } else { &mut c.senders };
             let Some(p) = q.pop_front() else { break };
-            self.wake_waiter(p, cpu, WF_SYNC);
+            self.wake_waiter(p, cpu, flags);
         }
     }
 
@@ -110,6 +117,7 @@ impl Sched {
         let moved = if send { c.capacity - c.count } else { c.count }.min(n as u64);
         if send {
             c.count += moved;
+            c.peak = c.peak.max(c.count);
             c.sent += moved;
         } else {
             c.count -= moved;

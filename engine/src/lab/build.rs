@@ -161,9 +161,9 @@ fn topology(t: &scenario::Topology) -> Result<Topology, ScenarioError> {
 /// Name lookups are hashed: a workload of 10^5 tasks names 10^5 channels
 /// and wake targets.
 struct Resolver<'a> {
-    /// Capacity per declared channel name.
-    specs: HashMap<&'a str, u64>,
-    chans: Vec<(String, u64)>,
+    /// Capacity and sync wake-ups per declared channel name.
+    specs: HashMap<&'a str, (u64, bool)>,
+    chans: Vec<(u64, bool)>,
     chan_ids: HashMap<String, u32>,
     /// Task instance name → task id.
     tasks: HashMap<&'a str, u32>,
@@ -174,8 +174,8 @@ impl Names for Resolver<'_> {
         if let Some(&i) = self.chan_ids.get(name) {
             return i;
         }
-        let cap = self.specs.get(name).copied().unwrap_or(scenario::DEFAULT_CHANNEL_CAPACITY);
-        self.chans.push((name.to_string(), cap));
+        let spec = self.specs.get(name).copied().unwrap_or((scenario::DEFAULT_CHANNEL_CAPACITY, true));
+        self.chans.push(spec);
         let id = self.chans.len() as u32 - 1;
         self.chan_ids.insert(name.to_string(), id);
         id
@@ -217,10 +217,10 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
         seed: cfg.seed,
         workloads: Vec::new(),
     };
-    // The first [[channel]] of a name gives its capacity.
+    // The first [[channel]] of a name gives its capacity and wake-ups.
     let mut specs = HashMap::with_capacity(channels.len());
     for c in &channels {
-        specs.entry(c.name.as_str()).or_insert(c.capacity);
+        specs.entry(c.name.as_str()).or_insert((c.capacity, c.sync));
     }
     let tasks_by_name = names.iter().enumerate().map(|(i, n)| (n.as_str(), i as u32)).collect();
     let mut resolver = Resolver { specs, chans: Vec::new(), chan_ids: HashMap::new(), tasks: tasks_by_name };
@@ -268,7 +268,7 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
             info.task_start.push(spec.start);
         }
     }
-    sched.chans = resolver.chans.iter().map(|&(_, cap)| crate::kernel::chan::Channel::new(cap)).collect();
+    sched.chans = resolver.chans.iter().map(|&(cap, sync)| crate::kernel::chan::Channel::new(cap, sync)).collect();
     let spec_by_name: HashMap<&str, usize> = tasks.iter().enumerate().rev().map(|(i, t)| (t.name.as_str(), i)).collect();
     for m in measures {
         let mut workers = Vec::new();

@@ -520,7 +520,12 @@ impl Cx<'_> {
                     (true, true) => " The channel is full: it blocks until a receiver makes room.".into(),
                     (true, false) => " The channel is empty: it blocks until a sender puts messages in.".into(),
                 };
-                format!("{} {verb} {n} message{} on channel {ch}; waiters on the other side are woken with WF_SYNC, as pipe and socket writes do.{wait}", self.name(task), if n == 1 { "" } else { "s" })
+                let how = if self.sim.sched().chans.get(ch as usize).is_none_or(|c| c.sync) {
+                    "with WF_SYNC, as pipe and socket writes do"
+                } else {
+                    "without WF_SYNC: a queue of real-time signals, which sigqueue() wakes through signal_wake_up()"
+                };
+                format!("{} {verb} {n} message{} on channel {ch}; waiters on the other side are woken {how}.{wait}", self.name(task), if n == 1 { "" } else { "s" })
             }
             Record::Signal { task, target, woke } => {
                 if woke {

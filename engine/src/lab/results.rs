@@ -249,7 +249,8 @@ impl Simulation {
         let mut ops = Vec::with_capacity(w.workers.len());
         for &t in &w.workers {
             let st = &s.tasks[t as usize].stats;
-            ops.push(st.ops);
+            let st_ops = st.ops * w.measure.ops_per_loop;
+            ops.push(st_ops);
             let wakeups = if w.measure.reply_wakeups { s.reply_latency(t) } else { s.wakeup_latency(t) };
             g.wakeup.merge(&wakeups);
             g.request.merge(&st.request_latency);
@@ -257,7 +258,7 @@ impl Simulation {
                 wakeup.merge(&s.reply_plat(t));
                 request.merge(&st.request_plat);
             }
-            g.ops += st.ops;
+            g.ops += st_ops;
             g.nvcsw += st.nvcsw;
             g.nivcsw += st.nivcsw;
             g.migrations += st.nr_migrations;

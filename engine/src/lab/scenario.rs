@@ -220,11 +220,15 @@ pub struct Scenario {
 }
 
 /// `[[channel]]`: a message channel with a capacity (messages); channels a
-/// program names without declaring get the default capacity.
+/// program names without declaring get the default capacity and are pipes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChannelSpec {
     pub name: String,
     pub capacity: u64,
+    /// Whether a send wakes the receiver with WF_SYNC: true for pipes and
+    /// sockets (the default), false for a signal queue (`sync = false`:
+    /// sigqueue() wakes through signal_wake_up(), without WF_SYNC).
+    pub sync: bool,
     pub pos: Pos,
 }
 
@@ -1535,13 +1539,14 @@ impl Cx<'_, '_> {
         for (i, item) in self.array(v, "channel", "channels")?.iter().enumerate() {
             let base = format!("channel[{i}]");
             let pos = self.pos(item.start);
-            let mut c = ChannelSpec { name: String::new(), capacity: DEFAULT_CHANNEL_CAPACITY, pos };
+            let mut c = ChannelSpec { name: String::new(), capacity: DEFAULT_CHANNEL_CAPACITY, sync: true, pos };
             for e in self.table(item, &base)? {
                 let key = join(&base, &e.key);
                 match e.key.as_str() {
                     "name" => c.name = self.string(&e.value, &key, "a channel name (string)")?.to_string(),
                     "capacity" => c.capacity = self.int(&e.value, &key, 1, 1 << 40)? as u64,
-                    _ => return Err(self.unknown_key(&base, "in [[channel]]", e, &["name", "capacity"])),
+                    "sync" => c.sync = self.boolean(&e.value, &key)?,
+                    _ => return Err(self.unknown_key(&base, "in [[channel]]", e, &["name", "capacity", "sync"])),
                 }
             }
             if c.name.is_empty() {

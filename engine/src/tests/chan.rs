@@ -282,3 +282,46 @@ fn a_deadlock_is_reported_by_name() {
     let sim = run(&format!("{FREE}[[task]]\nname = \"lonely\"\nprogram = \"recv nobody\"\n"));
     assert!(sim.warnings.iter().any(|w| w.contains("deadlock") && w.contains("lonely")), "{:?}", sim.warnings);
 }
+
+/// A signal queue (`sync = false`) wakes its receiver without WF_SYNC, and
+/// that decides where the wakee runs when the waker goes on running.
+/// Two LLCs of one CPU each; the sender hogs CPU 0 and sends every 1 ms,
+/// the receiver blocks between messages on CPU 1 (its previous CPU, idle).
+/// wake_affine_idle() (fair.c, v5.15–v6.18): CPU 0 is busy; with WF_SYNC
+/// and the waker alone on it (`sync && nr_running == 1`) it returns CPU 0,
+/// and select_idle_sibling() keeps CPU 0 (prev does not share its cache,
+/// the LLC scan finds no idle CPU): the receiver is pulled to the sender.
+/// Without WF_SYNC it returns the idle prev CPU 1, where the receiver stays.
+#[test]
+fn a_signal_queue_wakes_without_wf_sync_and_the_wakee_stays_on_its_idle_cpu() {
+    let text = |sync: bool| {
+        format!(
+            "[sim]\nkernel = \"6.18\"\nduration = \"20ms\"\n\
+             [topology]\nsockets = 2\nllcs_per_socket = 1\ncores_per_llc = 1\nthreads_per_core = 1\n\
+             [[channel]]\nname = \"q\"\ncapacity = 100\nsync = {sync}\n\
+             [[task]]\nname = \"tx\"\naffinity = \"0\"\nprogram = \"sleep 1ms; loop {{ run 1ms; send q }}\"\n\
+             [[task]]\nname = \"rx\"\nprogram = \"loop {{ recv q; run 10us }}\"\n"
+        )
+    };
+    let cpus_of_rx = |sim: &Simulation| -> Vec<u32> {
+        let rx = id(sim, "rx");
+        records(sim).iter().filter_map(|&(_, r)| match r { Record::Wakeup { task, cpu, .. } if task == rx => Some(cpu), _ => None }).collect()
+    };
+    // Fork balancing puts rx on the idle CPU 1, where it first blocks.
+    let first_block = |sim: &Simulation| {
+        let rx = id(sim, "rx");
+        records(sim).iter().find_map(|&(_, r)| match r { Record::Block { task, cpu, .. } if task == rx => Some(cpu), _ => None })
+    };
+    let signals = run(&text(false));
+    assert_eq!(first_block(&signals), Some(1));
+    let woken_on = cpus_of_rx(&signals);
+    assert!(woken_on.len() >= 15, "{woken_on:?}");
+    assert!(woken_on.iter().all(|&c| c == 1), "a signal queue's wakee stays on its idle CPU: {woken_on:?}");
+    let pipe = run(&text(true));
+    let woken_on = cpus_of_rx(&pipe);
+    assert_eq!(first_block(&pipe), Some(1));
+    // Pulled next to the hog, rx waits for CPU 0 and finds messages
+    // queued, so it blocks (and is woken) less often.
+    assert!(woken_on.len() >= 4, "{woken_on:?}");
+    assert!(woken_on.iter().all(|&c| c == 0), "a pipe's wakee is pulled to its waker: {woken_on:?}");
+}

@@ -262,3 +262,28 @@ fn unknown_patch_is_an_error() {
     assert_eq!(e.key, "sim.patches[0]");
     assert!(e.msg.contains("did you mean `sis-filter`"), "{}", e.msg);
 }
+
+/// seed 003 (no-same-prio-preempt) on stress-ng sigfd, one instance on one
+/// CPU at HZ 250: a child sigqueue()s in a loop and its parent reads the
+/// signals from a signalfd. On v6.6 the parent wakes with the lag it kept
+/// by blocking, left of V, while the sending child has run past V, so it
+/// is not eligible, RUN_TO_PARITY does not protect it, and pick_eevdf()
+/// picks the parent: every wake preempts the sender
+/// (check_preempt_wakeup_fair()), and every block of the parent hands the
+/// CPU back, so the child's involuntary switches equal the parent's
+/// voluntary ones. With the patch no wake-up preempts; the sender runs on
+/// until a tick finds its slice (0.75 ms) used up (update_deadline()), so
+/// it loses the CPU once per tick: 25 times in 100 ms. The parent then
+/// reads a tick's worth of signals per wake, and reads more in all.
+#[test]
+fn no_same_prio_preempt_leaves_a_signal_sender_to_the_tick() {
+    let text = "[sim]\nduration = \"100ms\"\nhz = 250\n[topology]\npreset = \"1cpu\"\n\
+        [[workload]]\nkind = \"stress-sigfd\"\ninstances = 1\njitter = 0\n";
+    let (a, b) = (results(text, "6.6"), results(text, "6.6+no-same-prio-preempt"));
+    let (parent, child) = (0, 1);
+    assert_eq!(b.tasks[child].name, "stress-sigfd-0-c");
+    assert!(a.tasks[child].nr_involuntary_switches > 1000, "{:?}", a.tasks[child]);
+    assert!(a.tasks[child].nr_involuntary_switches.abs_diff(a.tasks[parent].nr_voluntary_switches) <= 1);
+    assert_eq!(b.tasks[child].nr_involuntary_switches, 25);
+    assert!(b.workloads[0].ops > a.workloads[0].ops, "{} vs {}", b.workloads[0].ops, a.workloads[0].ops);
+}

@@ -167,7 +167,8 @@ fn group(g: &GroupSpec) -> String {
 }
 
 pub fn channel(c: &ChannelSpec) -> String {
-    format!("\n[[channel]]\nname = {}\ncapacity = {}\n", quote(&c.name), c.capacity)
+    let sync = if c.sync { "" } else { "sync = false\n" };
+    format!("\n[[channel]]\nname = {}\ncapacity = {}\n{sync}", quote(&c.name), c.capacity)
 }
 
 pub fn task(t: &TaskSpec) -> String {

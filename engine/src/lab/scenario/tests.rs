@@ -660,7 +660,11 @@ fn workloads_and_channels_parse() {
     let params: Vec<(&str, &Param)> = sc.workloads[0].params.iter().map(|(n, v)| (n.name.as_str(), v)).collect();
     assert_eq!(params, vec![("work", &Param::Dur(30_000)), ("mode", &Param::Str("pipe".into())), ("n", &Param::Int(3)), ("sync", &Param::Bool(true))]);
     let sc = parse("[[channel]]\nname = \"req\"\ncapacity = 4\n").unwrap();
-    assert_eq!((sc.channels[0].name.as_str(), sc.channels[0].capacity), ("req", 4));
+    assert_eq!((sc.channels[0].name.as_str(), sc.channels[0].capacity, sc.channels[0].sync), ("req", 4, true));
+    let sc = parse("[[channel]]\nname = \"sig\"\nsync = false\n").unwrap();
+    assert!(!sc.channels[0].sync);
+    let e = err("[[channel]]\nname = \"a\"\nsync = \"no\"\n");
+    assert_eq!(e.key, "channel[0].sync");
     let e = err("[[channel]]\nname = \"a\"\nsize = 4\n");
     assert_eq!(e.key, "channel[0].size");
 }
