@@ -11,30 +11,56 @@ pub struct Preset {
     pub text: &'static str,
 }
 
-/// A shipped scenario file as build.rs deflated it.
-macro_rules! deflated {
-    ($dir:literal, $file:expr) => {
-        include_bytes!(concat!(env!("OUT_DIR"), "/", $dir, "/", $file, ".deflate"))
+/// A directory of shipped scenario files as build.rs deflated it: one
+/// stream of "name\0text\0" per file.
+macro_rules! deflated_dir {
+    ($dir:literal) => {
+        include_bytes!(concat!(env!("OUT_DIR"), "/", $dir, ".deflate"))
     };
 }
 
-/// Inflates a shipped scenario file; each list does it once, on first use,
-/// and keeps the texts for the page's lifetime (38 kB).
-fn inflate(z: &[u8]) -> &'static str {
+/// The file names of a list, each checked to exist when the page is
+/// compiled (the unused const is never emitted), as `include_bytes!` of
+/// each file used to.
+macro_rules! shipped {
+    ($dir:literal, $file:expr) => {{
+        const _: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/", $dir, "/", $file));
+        $file
+    }};
+}
+
+/// Inflates a directory of shipped scenario files; each list does it once,
+/// on first use, and keeps the texts for the page's lifetime (44 kB).
+fn inflate_dir(z: &[u8]) -> Vec<(&'static str, &'static str)> {
     let bytes = miniz_oxide::inflate::decompress_to_vec(z).expect("build.rs deflated it");
-    String::from_utf8(bytes).expect("a UTF-8 scenario file").leak()
+    let all: &'static str = String::from_utf8(bytes).expect("UTF-8 scenario files").leak();
+    let mut parts = all.split('\0');
+    let mut files = Vec::new();
+    while let (Some(name), Some(text)) = (parts.next(), parts.next()) {
+        files.push((name, text));
+    }
+    files
+}
+
+/// The text of `name` among a directory's files (every listed name exists:
+/// `shipped!` checked it when the page was compiled).
+fn text_of(files: &[(&'static str, &'static str)], name: &str) -> &'static str {
+    files.iter().find(|(n, _)| *n == name).map_or("", |(_, t)| *t)
 }
 
 macro_rules! presets {
     ($($id:literal => $file:literal),* $(,)?) => {
-        const LECTURE: &[(&str, &[u8])] = &[$(($id, deflated!("presets", $file))),*];
+        const LECTURE: &[(&str, &str)] = &[$(($id, shipped!("presets", $file))),*];
     };
 }
 
 /// Every preset, in the order of the picker.
 pub fn lecture_presets() -> &'static [Preset] {
     static ALL: OnceLock<Vec<Preset>> = OnceLock::new();
-    ALL.get_or_init(|| LECTURE.iter().map(|&(id, z)| Preset { id, text: inflate(z) }).collect())
+    ALL.get_or_init(|| {
+        let files = inflate_dir(deflated_dir!("presets"));
+        LECTURE.iter().map(|&(id, f)| Preset { id, text: text_of(&files, f) }).collect()
+    })
 }
 
 presets! {
@@ -55,14 +81,17 @@ presets! {
 /// right pane).
 macro_rules! compare_presets {
     ($($id:literal => $file:literal),* $(,)?) => {
-        const COMPARE: &[(&str, &[u8])] = &[$(($id, deflated!("compare", $file))),*];
+        const COMPARE: &[(&str, &str)] = &[$(($id, shipped!("compare", $file))),*];
     };
 }
 
 /// Every comparison preset, in the order of the picker.
 pub fn compare_presets() -> &'static [Preset] {
     static ALL: OnceLock<Vec<Preset>> = OnceLock::new();
-    ALL.get_or_init(|| COMPARE.iter().map(|&(id, z)| Preset { id, text: inflate(z) }).collect())
+    ALL.get_or_init(|| {
+        let files = inflate_dir(deflated_dir!("compare"));
+        COMPARE.iter().map(|&(id, f)| Preset { id, text: text_of(&files, f) }).collect()
+    })
 }
 
 compare_presets! {
@@ -94,14 +123,17 @@ pub struct StudyPreset {
 
 macro_rules! study_presets {
     ($($id:literal, $label:literal);* $(;)?) => {
-        const STUDIES: &[(&str, &str, &[u8])] = &[$(($id, $label, deflated!("studies", concat!($id, ".toml")))),*];
+        const STUDIES: &[(&str, &str, &str)] = &[$(($id, $label, shipped!("studies", concat!($id, ".toml")))),*];
     };
 }
 
 /// Every study preset, in the order of the picker.
 pub fn study_presets() -> &'static [StudyPreset] {
     static ALL: OnceLock<Vec<StudyPreset>> = OnceLock::new();
-    ALL.get_or_init(|| STUDIES.iter().map(|&(id, label, z)| StudyPreset { id, label, text: inflate(z) }).collect())
+    ALL.get_or_init(|| {
+        let files = inflate_dir(deflated_dir!("studies"));
+        STUDIES.iter().map(|&(id, label, f)| StudyPreset { id, label, text: text_of(&files, f) }).collect()
+    })
 }
 
 study_presets! {
