@@ -147,6 +147,8 @@ study_presets! {
     "seed-002-schbench", "seed 002: SIS_FILTER — schbench";
     "seed-002-tbench", "seed 002: SIS_FILTER — tbench";
     "seed-003-pipe-test", "seed 003: same-prio preemption — pipe-test";
+    "seed-003-stress-sigfd", "seed 003: same-prio preemption — stress-ng sigfd";
+    "seed-003-stress-sigrt", "seed 003: same-prio preemption — stress-ng sigrt";
     "seed-003-stress-sigsuspend", "seed 003: same-prio preemption — stress-ng sigsuspend";
     "seed-003-tbench", "seed 003: same-prio preemption — tbench";
     "seed-004-hackbench", "seed 004: PLACE_BONUS — hackbench";

@@ -49,6 +49,8 @@ shipped_studies!(
     "seed-002-schbench",
     "seed-002-tbench",
     "seed-003-pipe-test",
+    "seed-003-stress-sigfd",
+    "seed-003-stress-sigrt",
     "seed-003-stress-sigsuspend",
     "seed-003-tbench",
     "seed-004-hackbench",
