@@ -5,9 +5,11 @@
 //! in, blocking while the channel is full; `recv CH N` takes N out,
 //! blocking while it is empty. Waiters are woken in the order they blocked,
 //! one per message moved, with a sync wakeup (WF_SYNC, as pipe_write() and
-//! the unix socket paths do), except on a signal queue (`sync = false`:
-//! sigqueue() wakes its receiver through signal_wake_up(), which passes
-//! no wake flags to try_to_wake_up(); kernel/signal.c, v5.15–v6.18). As in pipe_read()/pipe_write() (v6.18), a
+//! the unix socket paths do), except on a signal queue (`sync = false`):
+//! sigqueue() wakes a task in sigwaitinfo() through signal_wake_up() and
+//! a signalfd reader through signalfd_notify()'s wake_up(), neither with
+//! wake flags (kernel/signal.c, include/linux/signalfd.h, v5.15–v6.18).
+//! As in pipe_read()/pipe_write() (v6.18), a
 //! reader that leaves messages behind wakes the next blocked reader, and a
 //! writer that leaves room wakes the next blocked writer, so no waiter
 //! sleeps while it could proceed.

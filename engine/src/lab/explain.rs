@@ -523,7 +523,7 @@ impl Cx<'_> {
                 let how = if self.sim.sched().chans.get(ch as usize).is_none_or(|c| c.sync) {
                     "with WF_SYNC, as pipe and socket writes do"
                 } else {
-                    "without WF_SYNC: a queue of real-time signals, which sigqueue() wakes through signal_wake_up()"
+                    "without WF_SYNC: a queue of real-time signals, whose sigqueue() wakes without it"
                 };
                 format!("{} {verb} {n} message{} on channel {ch}; waiters on the other side are woken {how}.{wait}", self.name(task), if n == 1 { "" } else { "s" })
             }

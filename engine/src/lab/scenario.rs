@@ -226,8 +226,8 @@ pub struct ChannelSpec {
     pub name: String,
     pub capacity: u64,
     /// Whether a send wakes the receiver with WF_SYNC: true for pipes and
-    /// sockets (the default), false for a signal queue (`sync = false`:
-    /// sigqueue() wakes through signal_wake_up(), without WF_SYNC).
+    /// sockets (the default), false for a queue of real-time signals
+    /// (sigqueue() wakes its receiver without WF_SYNC).
     pub sync: bool,
     pub pos: Pos,
 }

@@ -497,7 +497,8 @@ impl Out {
     }
 
     /// A queue of real-time signals (sigqueue() → signalfd or sigwaitinfo()):
-    /// a channel whose sends wake without WF_SYNC, as signal_wake_up() does.
+    /// a channel whose sends wake without WF_SYNC, as signal_wake_up() and
+    /// signalfd_notify() do.
     /// Its capacity is RLIMIT_SIGPENDING's usual order (the pending signals
     /// a user may queue); the studies never come near it (tested).
     fn signal_queue(&mut self, name: &str) {
