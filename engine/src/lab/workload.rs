@@ -758,6 +758,7 @@ fn stress_futex(a: &mut Args, o: &mut Out) -> R<Measure> {
 /// sigsuspend(), runs the handler and suspends again.
 fn stress_sigsuspend(a: &mut Args, o: &mut Out) -> R<Measure> {
     let n = a.count("instances", a.cpus, 65_536)?;
+    a.tasks_fit(n as u64 * 5, &format!("{n} instances × (1 + 4 children)"))?;
     let (kill, handle) = (o.cost(a.dur("kill_cost", 500)?), o.cost(a.dur("handle_cost", 800)?));
     let name = o.name.clone();
     let mut children = Vec::new();
@@ -782,6 +783,7 @@ fn stress_sigsuspend(a: &mut Args, o: &mut Out) -> R<Measure> {
 /// signals queue (one per call), so each child has a signal queue.
 fn stress_sigrt(a: &mut Args, o: &mut Out) -> R<Measure> {
     let n = a.count("instances", a.cpus, 65_536)?;
+    a.tasks_fit(n as u64 * (1 + SIGRT_CHILDREN as u64), &format!("{n} instances × (1 + {SIGRT_CHILDREN} children)"))?;
     let (send, handle) = (o.cost(a.dur("send_cost", 1_500)?), o.cost(a.dur("handle_cost", 2_600)?));
     let name = o.name.clone();
     let mut parents = Vec::new();

@@ -228,6 +228,12 @@ fn a_workload_too_big_to_run_is_an_error() {
     let text = "[[workload]]\nkind = \"schbench\"\nmessage_threads = 4096\nworkers = 65536\n";
     let e = crate::from_text(text, &crate::Overrides::default(), crate::LogMode::HashOnly).err().unwrap();
     assert!(e.msg.contains("make 268439552 tasks"), "{e}");
+    // stress-ng: 65 536 sigrt instances would be 2 M tasks, 31-statement
+    // parents among them; 60 000 sigsuspend instances 300 000.
+    let e = err("[[workload]]\nkind = \"stress-sigrt\"\ninstances = 65536\n");
+    assert!(e.msg.contains("65536 instances × (1 + 31 children) make 2097152 tasks"), "{e}");
+    let e = err("[[workload]]\nkind = \"stress-sigsuspend\"\ninstances = 60000\n");
+    assert!(e.msg.contains("make 300000 tasks"), "{e}");
 }
 
 #[test]
@@ -339,4 +345,3 @@ fn sigrt_counts_every_sigqueue_and_its_queues_never_fill() {
         assert!(sim.sched().chans.iter().all(|c| c.peak < SIGPENDING / 64), "{config}");
     }
 }
-
