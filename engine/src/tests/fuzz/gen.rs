@@ -315,7 +315,11 @@ pub(crate) fn document(r: &mut Rng) -> Value {
         if chance(r, 3) {
             continue; // declared by use, with the default capacity
         }
-        chans.push(json!({ "name": c, "capacity": *pick(r, &[1u64, 2, 16, 1024, 1 << 40]) }));
+        let mut chan = json!({ "name": c, "capacity": *pick(r, &[1u64, 2, 16, 1024, 1 << 40]) });
+        if chance(r, 3) {
+            chan["sync"] = json!(false); // a signal queue
+        }
+        chans.push(chan);
     }
 
     // [[task]]: names first, so programs can wake and call them.

@@ -34,6 +34,7 @@ const KEYS: &[&str] = &[
     "process", "parent", "weight", "shares", "idle", "capacity", "kind", "base", "compare", "seeds", "load", "loads", "cases", "metric", "groups",
     "fds", "loops", "datasize", "mode", "ipc", "workers", "message_threads", "threads", "instances", "work", "sleep", "jitter", "cpu", "window",
     "proto", "write_cost", "read_cost", "send_cost", "recv_cost", "client_work", "server_work", "wake_cost", "wait_cost", "kill_cost", "handle_cost",
+    "sync",
 ];
 
 const HEADERS: &[&str] = &["[sim]", "[topology]", "[[task]]", "[[group]]", "[[channel]]", "[[workload]]", "[study]", "[sim.costs]", "[sim.features]", "[[study.cases]]"];
