@@ -753,17 +753,20 @@ fn stress_futex(a: &mut Args, o: &mut Out) -> R<Measure> {
     Ok(o.measure("stress-futex", "futex".into(), plural(n, "instance", "instances"), Metric::Throughput, waiters))
 }
 
-/// stress-ng --sigsuspend: per instance a parent kill()s each of its 4
-/// children (MAX_SIGSUSPEND_PIDS) in turn; a child returns from
+/// stress-ng's MAX_SIGSUSPEND_PIDS: the children of one sigsuspend instance.
+const SIGSUSPEND_CHILDREN: u32 = 4;
+
+/// stress-ng --sigsuspend: per instance a parent kill()s each of its
+/// SIGSUSPEND_CHILDREN children in turn; a child returns from
 /// sigsuspend(), runs the handler and suspends again.
 fn stress_sigsuspend(a: &mut Args, o: &mut Out) -> R<Measure> {
     let n = a.count("instances", a.cpus, 65_536)?;
-    a.tasks_fit(n as u64 * 5, &format!("{n} instances × (1 + 4 children)"))?;
+    a.tasks_fit(n as u64 * (1 + SIGSUSPEND_CHILDREN as u64), &format!("{n} instances × (1 + {SIGSUSPEND_CHILDREN} children)"))?;
     let (kill, handle) = (o.cost(a.dur("kill_cost", 500)?), o.cost(a.dur("handle_cost", 800)?));
     let name = o.name.clone();
     let mut children = Vec::new();
     for i in 0..n {
-        let kids: Vec<String> = (0..4).map(|k| format!("{name}-{i}-c{k}")).collect();
+        let kids: Vec<String> = (0..SIGSUSPEND_CHILDREN).map(|k| format!("{name}-{i}-c{k}")).collect();
         let body: Vec<String> = kids.iter().map(|c| format!("run {kill}; wake {c}")).collect();
         o.task(&format!("{name}-{i}"), 1, &format!("loop {{ {} }}", body.join("; ")), None)?;
         for c in kids {
