@@ -310,7 +310,9 @@ pub struct Costs {
     pub thread_switch: Option<u64>,
     pub migration: Option<u64>,
     pub scan: Option<u64>,
-    /// try_to_wake_up() from a task, charged to the waker.
+    /// A task's wake-up of another (try_to_wake_up() and the rest of its
+    /// system call), charged to the waker, or to the task switched in next
+    /// when the wake-up preempts the waker (rq_clock_skip_update()).
     pub wakeup: Option<u64>,
     /// A fixed idle-exit latency (instead of the topology's idle states).
     pub idle_exit: Option<u64>,

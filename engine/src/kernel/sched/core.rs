@@ -177,6 +177,10 @@ pub struct Rq {
     pub cfs_tasks_tail: u32,
     /// Active balance: push the running task to this CPU once preempted.
     pub push_cpu: u32,
+    /// CPU time the running task spent after a wake-up decided to preempt
+    /// it, which the kernel charges to the task switched in next
+    /// (`rq_clock_skip_update()`; see `Sched::wake_cost`).
+    pub clock_skipped: u64,
 }
 
 /// Which path a task leaves the CPU through in `__schedule()`.
@@ -289,6 +293,7 @@ impl Sched {
                 cfs_tasks_head: NIL,
                 cfs_tasks_tail: NIL,
                 push_cpu: NIL,
+                clock_skipped: 0,
             })
             .collect();
         let nr_llcs = topo.cpus.iter().map(|c| c.llc + 1).max().unwrap_or(1) as usize;
@@ -708,7 +713,12 @@ impl Sched {
         // away by active balancing).
         self.rqs[cpu as usize].resched = false;
 
+        // Switching to idle, the skipped time is the idle task's.
+        let skipped = std::mem::take(&mut self.rqs[cpu as usize].clock_skipped);
         if next == prev {
+            if prev != NIL {
+                self.tasks[prev as usize].overhead += skipped;
+            }
             return (next, false);
         }
         self.account_cpu(cpu);
@@ -738,7 +748,7 @@ impl Sched {
             let same_mm = prev != NIL && self.tasks[prev as usize].mm == self.tasks[next as usize].mm;
             let cost = if same_mm { self.tun.cost_thread_switch } else { self.tun.cost_context_switch };
             let t = &mut self.tasks[next as usize];
-            t.overhead += cost;
+            t.overhead += cost + skipped;
             t.state = TaskState::Running;
             t.stats.run_delay += now - t.runnable_since;
             if t.woken {

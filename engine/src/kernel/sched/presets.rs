@@ -117,8 +117,10 @@ pub struct Tunables {
     pub cost_thread_switch: u64,
     pub cost_migration: u64,
     pub cost_scan: u64,
-    /// try_to_wake_up() from a task (a pipe write, futex_wake, kill),
-    /// charged to the waker when it wakes a sleeping task.
+    /// try_to_wake_up() from a task (a pipe write, futex_wake, kill) and
+    /// the rest of its system call, charged to the waker when it wakes a
+    /// sleeping task (to the next task when the wakee preempts it:
+    /// `Sched::wake_cost`).
     pub cost_wakeup: u64,
     /// A fixed idle-exit latency for every wakeup of an idle CPU (None: the
     /// topology's idle states decide; Some(0): none).
