@@ -713,7 +713,9 @@ impl Sched {
         // away by active balancing).
         self.rqs[cpu as usize].resched = false;
 
-        // Switching to idle, the skipped time is the idle task's.
+        // What a preempted waker did after its wake-up (rq_clock_skip_update())
+        // is charged to the task switched in: to prev again when the pick
+        // keeps it, to no one (the idle task) when the CPU goes idle.
         let skipped = std::mem::take(&mut self.rqs[cpu as usize].clock_skipped);
         if next == prev {
             if prev != NIL {
