@@ -335,31 +335,35 @@ fn exit_time(sim: &Simulation, name: &str) -> u64 {
 /// Who pays for a wake-up (`costs.wakeup`, 7 µs here), on one CPU without
 /// switch costs. `w` runs 100 µs, wakes `r` (blocked in `wait` since t = 0)
 /// and runs 100 µs more; `r` then runs 50 µs.
-/// - A wake-up that preempts its waker: wakeup_preempt() (core.c, v5.15–
-///   v6.19) calls rq_clock_skip_update(), so the next __schedule() does
-///   not read the clock and the task switched in starts its accounting
-///   where the wake-up's update_curr() stopped: the waker's 7 µs become
-///   the wakee's. With `w` SCHED_IDLE every normal wakee preempts it: `r`
-///   runs 7 + 50 µs from 100 µs and exits at 157 µs, `w` runs its 100 µs
-///   after that: CPU time 57 and 200 µs, done at 257 µs.
-/// - A wake-up that does not preempt (a SCHED_BATCH wakee never does):
-///   `w` pays its 7 µs and goes on, exits at 100 + 7 + 100 = 207 µs; `r`
-///   runs 50 µs after it: CPU time 50 and 207 µs, done at 257 µs.
+/// - A wake-up that preempts its waker: wakeup_preempt() (core.c, v6.18;
+///   check_preempt_curr() in v5.15–v6.6) calls rq_clock_skip_update(), so
+///   the next __schedule() does not read the clock and the task switched
+///   in starts its accounting where the wake-up's update_curr() stopped:
+///   the waker's 7 µs become the wakee's. With `w` SCHED_IDLE a normal
+///   wakee preempts it (v6.18 cancels its slice protection; CFS picks
+///   the leftmost, `r`): `r` runs 7 + 50 µs from 100 µs and exits at
+///   157 µs, `w` runs its 100 µs after that: CPU time 57 and 200 µs.
+/// - v6.6 reschedules too, but its pick_eevdf() returns the running `w`,
+///   still protected by RUN_TO_PARITY (its vlag is the deadline it was
+///   picked with): the clock was not read, so `w` is charged its 7 µs
+///   itself and goes on; it exits at 207 µs, `r` at 257: 50 and 207 µs.
+/// - A wake-up that does not preempt (a SCHED_BATCH wakee never does, in
+///   any version): `w` pays its 7 µs and goes on, as in v6.6 above.
 #[test]
 fn a_waker_preempted_by_its_wakee_hands_it_the_wake_up_cost() {
-    let free = FREE.replace("wakeup = \"0ns\"", "wakeup = \"7us\"");
-    let pair = |w_policy: &str, r_policy: &str| {
-        run(&format!(
-            "{free}[[task]]\nname = \"r\"\npolicy = \"{r_policy}\"\nprogram = \"wait; run 50us\"\n\
-             [[task]]\nname = \"w\"\npolicy = \"{w_policy}\"\nprogram = \"run 100us; wake r; run 100us\"\n"
-        ))
-    };
-    let preempted = pair("idle", "normal");
-    let (r, w) = (id(&preempted, "r"), id(&preempted, "w"));
-    assert_eq!((preempted.task_cpu_time(r), preempted.task_cpu_time(w)), (57 * US, 200 * US));
-    assert_eq!((exit_time(&preempted, "r"), exit_time(&preempted, "w")), (157 * US, 257 * US));
-
-    let not_preempted = pair("normal", "batch");
-    assert_eq!((not_preempted.task_cpu_time(r), not_preempted.task_cpu_time(w)), (50 * US, 207 * US));
-    assert_eq!((exit_time(&not_preempted, "w"), exit_time(&not_preempted, "r")), (207 * US, 257 * US));
+    let (handed, kept) = ((57 * US, 200 * US, 157 * US), (50 * US, 207 * US, 257 * US));
+    for (kernel, idle_waker) in [("6.18", handed), ("6.6", kept), ("6.5", handed), ("5.15", handed)] {
+        let free = FREE.replace("wakeup = \"0ns\"", "wakeup = \"7us\"").replace("kernel = \"6.18\"", &format!("kernel = \"{kernel}\""));
+        let pair = |w_policy: &str, r_policy: &str| {
+            let sim = run(&format!(
+                "{free}[[task]]\nname = \"r\"\npolicy = \"{r_policy}\"\nprogram = \"wait; run 50us\"\n\
+                 [[task]]\nname = \"w\"\npolicy = \"{w_policy}\"\nprogram = \"run 100us; wake r; run 100us\"\n"
+            ));
+            let (r, w) = (id(&sim, "r"), id(&sim, "w"));
+            assert_eq!(sim.now(), 257 * US, "{kernel}");
+            (sim.task_cpu_time(r), sim.task_cpu_time(w), exit_time(&sim, "r"))
+        };
+        assert_eq!(pair("idle", "normal"), idle_waker, "{kernel}");
+        assert_eq!(pair("normal", "batch"), kept, "{kernel}");
+    }
 }
