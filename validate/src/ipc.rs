@@ -9,6 +9,19 @@
 //! short reads. The kernel's pipe_write()/pipe_read() then block and wake
 //! (WF_SYNC, one exclusive waiter at a time) as the model's channels do.
 //!
+//! **Signal queues.** A `sync = false` channel (stress-ng's sigfd and
+//! sigrt) has one receiver (plan.rs checks) and a real-time signal of its
+//! own. `send CH N` queues N signals to the receiver's thread with
+//! rt_tgsigqueueinfo() — sigqueue() aimed at a thread — which wakes it
+//! without WF_SYNC, as the model's signal queues do; `recv CH N` takes N
+//! with sigwaitinfo(), as sigrt's children do. Not a signalfd, as sigfd's
+//! parent reads: the workers are threads of one process and share its
+//! signal-handler table, and signalfd_notify() wakes every thread waiting
+//! on any signalfd of the process, where stress-ng's processes each have
+//! their own. Every worker blocks the run's signals, so they stay queued
+//! (up to RLIMIT_SIGPENDING; a full queue is an error, where the model's
+//! sender would block).
+//!
 //! **Wake words are futexes.** One 32-bit word per task: 0 idle, 1 a wake
 //! is pending, 2 the task waits (or is about to). `wake T` sets T's word to
 //! 1 and, if it was 2, `FUTEX_WAKE`s one waiter; `wait` turns 1 into 0 and
@@ -47,11 +60,12 @@
 //! the workers), and any later read or write on those descriptor numbers
 //! fails the same way at once. Unlike close(), the numbers never become
 //! free, so a worker about to use one cannot reach a file opened meanwhile.
-//! Wake words are set to "pending" and woken. The descriptors are closed
+//! A signal queue's receiver is sent one more signal whose value says
+//! "stop". Wake words are set to "pending" and woken. The descriptors are closed
 //! when the last thread is joined and the [`Ipc`] is dropped.
 
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 
 use schedlab_engine::lab::trace::hist::Hist;
 
@@ -70,18 +84,30 @@ pub enum Io {
     Stopped,
 }
 
-/// One channel: a pipe.
+/// One channel: a pipe or a signal queue.
 #[derive(Debug)]
 struct Chan {
     name: String,
-    read: OwnedFd,
-    write: OwnedFd,
-    pipe_bytes: u64,
-    msg_bytes: u64,
-    /// CLOCK_MONOTONIC just before the first write readers have not yet
+    kind: Kind,
+    /// CLOCK_MONOTONIC just before the first send receivers have not yet
     /// picked up; 0: none.
     sent_at: AtomicU64,
 }
+
+#[derive(Debug)]
+enum Kind {
+    Pipe { read: OwnedFd, write: OwnedFd, pipe_bytes: u64, msg_bytes: u64 },
+    Signals {
+        signo: i32,
+        receiver: u32,
+        /// The receiver's thread id, once its worker is ready; 0 before.
+        tid: AtomicI32,
+    },
+}
+
+/// The value of the signal that ends a receiver's wait when the run stops
+/// (sends number theirs from 0).
+const STOP_VALUE: i32 = -1;
 
 /// One task's futex word.
 #[derive(Debug, Default)]
@@ -113,13 +139,17 @@ impl Ipc {
     pub fn new(channels: &[ChannelPlan], tasks: usize) -> Result<Ipc, String> {
         let mut chans = Vec::with_capacity(channels.len());
         for c in channels {
-            let (read, write) = sys::pipe().map_err(|e| os(&format!("channel `{}`: pipe2", c.name), e))?;
-            let pipe_bytes = sys::set_pipe_size(&write, PIPE_BYTES).map_err(|e| os(&format!("channel `{}`: F_SETPIPE_SZ {PIPE_BYTES}", c.name), e))?;
-            let msg_bytes =
-                plan::message_bytes(pipe_bytes, c.capacity).map_err(|e| format!("channel `{}`: the kernel set its pipe to {pipe_bytes} bytes: {e}", c.name))?;
-            chans.push(Chan { name: c.name.clone(), read, write, pipe_bytes, msg_bytes, sent_at: AtomicU64::new(0) });
+            let kind = match c.signals {
+                Some(q) => Kind::Signals {
+                    signo: q.signo,
+                    receiver: q.receiver,
+                    tid: AtomicI32::new(0),
+                },
+                None => Self::pipe(c)?,
+            };
+            chans.push(Chan { name: c.name.clone(), kind, sent_at: AtomicU64::new(0) });
         }
-        let dead = if chans.is_empty() {
+        let dead = if chans.iter().all(|c| matches!(c.kind, Kind::Signals { .. })) {
             None
         } else {
             let (dead_read, w) = sys::pipe().map_err(|e| os("pipe2", e))?;
@@ -131,14 +161,38 @@ impl Ipc {
         Ok(Ipc { chans, words: (0..tasks).map(|_| WakeWord::default()).collect(), dead, stopped: AtomicBool::new(false) })
     }
 
-    /// The size each channel's pipe really has, bytes.
+    fn pipe(c: &ChannelPlan) -> Result<Kind, String> {
+        let (read, write) = sys::pipe().map_err(|e| os(&format!("channel `{}`: pipe2", c.name), e))?;
+        let pipe_bytes = sys::set_pipe_size(&write, PIPE_BYTES).map_err(|e| os(&format!("channel `{}`: F_SETPIPE_SZ {PIPE_BYTES}", c.name), e))?;
+        let msg_bytes = plan::message_bytes(pipe_bytes, c.capacity).map_err(|e| format!("channel `{}`: the kernel set its pipe to {pipe_bytes} bytes: {e}", c.name))?;
+        Ok(Kind::Pipe { read, write, pipe_bytes, msg_bytes })
+    }
+
+    /// The size each channel's pipe really has, bytes (0: a signal queue).
     pub fn pipe_bytes(&self) -> Vec<u64> {
-        self.chans.iter().map(|c| c.pipe_bytes).collect()
+        self.chans.iter().map(|c| if let Kind::Pipe { pipe_bytes, .. } = c.kind { pipe_bytes } else { 0 }).collect()
     }
 
     /// The largest single write or read a worker makes: one pipe's size.
     pub fn max_chunk(&self) -> usize {
-        self.chans.iter().map(|c| c.pipe_bytes as usize).max().unwrap_or(0)
+        self.chans.iter().map(|c| if let Kind::Pipe { pipe_bytes, .. } = c.kind { pipe_bytes as usize } else { 0 }).max().unwrap_or(0)
+    }
+
+    /// The signals of the run's signal queues, which every worker blocks.
+    pub fn signals(&self) -> Vec<i32> {
+        self.chans.iter().filter_map(|c| if let Kind::Signals { signo, .. } = c.kind { Some(signo) } else { None }).collect()
+    }
+
+    /// Task `task` runs as thread `tid`: the signal queues it receives
+    /// from are sent there.
+    pub fn set_tid(&self, task: u32, tid: i32) {
+        for c in &self.chans {
+            if let Kind::Signals { receiver, tid: t, .. } = &c.kind {
+                if *receiver == task {
+                    t.store(tid, Ordering::SeqCst);
+                }
+            }
+        }
     }
 
     fn stopped(&self) -> bool {
@@ -151,12 +205,22 @@ impl Ipc {
         if self.stopped.swap(true, Ordering::SeqCst) {
             return;
         }
-        if let Some((dead_read, dead_write)) = &self.dead {
-            for c in &self.chans {
-                // Failure is not expected (both numbers are open); a pipe
-                // left uncut would show as a thread that is not joined.
-                let _ = sys::replace_fd(dead_write.as_raw_fd(), c.write.as_raw_fd());
-                let _ = sys::replace_fd(dead_read.as_raw_fd(), c.read.as_raw_fd());
+        for c in &self.chans {
+            match (&c.kind, &self.dead) {
+                (Kind::Pipe { read, write, .. }, Some((dead_read, dead_write))) => {
+                    // Failure is not expected (both numbers are open); a pipe
+                    // left uncut would show as a thread that is not joined.
+                    let _ = sys::replace_fd(dead_write.as_raw_fd(), write.as_raw_fd());
+                    let _ = sys::replace_fd(dead_read.as_raw_fd(), read.as_raw_fd());
+                }
+                (Kind::Signals { signo, tid, .. }, _) => {
+                    let tid = tid.load(Ordering::SeqCst);
+                    if tid != 0 {
+                        // As above: a receiver left waiting would not be joined.
+                        let _ = sys::tgsigqueue(tid, *signo, STOP_VALUE);
+                    }
+                }
+                (Kind::Pipe { .. }, None) => {}
             }
         }
         for w in &self.words {
@@ -167,14 +231,19 @@ impl Ipc {
         }
     }
 
-    /// `send CH N`: writes N messages, blocking while the pipe is full.
+    /// `send CH N`: writes N messages, blocking while the pipe is full, or
+    /// queues N signals.
     pub fn send(&self, ch: u32, n: u32, buf: &[u8]) -> Result<Io, String> {
         let c = &self.chans[ch as usize];
-        let mut left = n as u64 * c.msg_bytes;
+        let (write, msg_bytes) = match &c.kind {
+            Kind::Pipe { write, msg_bytes, .. } => (write, *msg_bytes),
+            Kind::Signals { signo, tid, .. } => return self.queue_signals(c, *signo, tid.load(Ordering::SeqCst), n),
+        };
+        let mut left = n as u64 * msg_bytes;
         while left > 0 {
             let _ = c.sent_at.compare_exchange(0, sys::monotonic_ns().max(1), Ordering::AcqRel, Ordering::Relaxed);
             let len = left.min(buf.len() as u64) as usize;
-            match sys::write(c.write.as_raw_fd(), &buf[..len]) {
+            match sys::write(write.as_raw_fd(), &buf[..len]) {
                 Ok(k) => left -= k as u64,
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
                 Err(_) if self.stopped() => return Ok(Io::Stopped),
@@ -184,16 +253,65 @@ impl Ipc {
         Ok(Io::Done)
     }
 
-    /// `recv CH N`: reads exactly N messages' bytes, blocking while the
-    /// pipe is empty; records the latency of each read that was woken by a
-    /// send starting before `end`.
+    /// N signals to thread `tid`, each a sigqueue() of its own.
+    fn queue_signals(&self, c: &Chan, signo: i32, tid: i32, n: u32) -> Result<Io, String> {
+        for k in 0..n {
+            if self.stopped() {
+                return Ok(Io::Stopped);
+            }
+            let _ = c.sent_at.compare_exchange(0, sys::monotonic_ns().max(1), Ordering::AcqRel, Ordering::Relaxed);
+            match sys::tgsigqueue(tid, signo, k as i32) {
+                Ok(()) => {}
+                // The receiver's thread may be gone once the run stopped.
+                Err(_) if self.stopped() => return Ok(Io::Stopped),
+                Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => {
+                    return Err(format!("send {}: the signal queue is full (RLIMIT_SIGPENDING), where the model's sender would block", c.name))
+                }
+                Err(e) => return Err(os(&format!("send {}: rt_tgsigqueueinfo to tid {tid}", c.name), e)),
+            }
+        }
+        Ok(Io::Done)
+    }
+
+    /// `recv CH N` of a signal queue: N sigwaitinfo()s, each blocking until
+    /// a signal is there; the latency of each that a send before `end`
+    /// woke is recorded.
+    fn take_signals(&self, c: &Chan, signo: i32, n: u32, latency: &mut Hist, end: u64) -> Result<Io, String> {
+        for _ in 0..n {
+            if self.stopped() {
+                return Ok(Io::Stopped);
+            }
+            let t0 = sys::monotonic_ns();
+            match sys::sigwaitinfo(signo) {
+                Ok(STOP_VALUE) => return Ok(Io::Stopped),
+                Ok(_) => {
+                    let t1 = sys::monotonic_ns();
+                    let stamp = c.sent_at.swap(0, Ordering::AcqRel);
+                    if stamp > t0 && stamp < end {
+                        latency.record(t1.saturating_sub(stamp));
+                    }
+                }
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+                Err(e) => return Err(os(&format!("recv {}: sigwaitinfo", c.name), e)),
+            }
+        }
+        Ok(Io::Done)
+    }
+
+    /// `recv CH N`: reads exactly N messages' bytes (takes N signals of a
+    /// signal queue), blocking while there are none; records the latency
+    /// of each read that was woken by a send starting before `end`.
     pub fn recv(&self, ch: u32, n: u32, buf: &mut [u8], latency: &mut Hist, end: u64) -> Result<Io, String> {
         let c = &self.chans[ch as usize];
-        let mut left = n as u64 * c.msg_bytes;
+        let (read, msg_bytes) = match &c.kind {
+            Kind::Pipe { read, msg_bytes, .. } => (read, *msg_bytes),
+            Kind::Signals { signo, .. } => return self.take_signals(c, *signo, n, latency, end),
+        };
+        let mut left = n as u64 * msg_bytes;
         while left > 0 {
             let len = left.min(buf.len() as u64) as usize;
             let t0 = sys::monotonic_ns();
-            match sys::read(c.read.as_raw_fd(), &mut buf[..len]) {
+            match sys::read(read.as_raw_fd(), &mut buf[..len]) {
                 Ok(0) if self.stopped() => return Ok(Io::Stopped),
                 Ok(0) => return Err(format!("recv {}: end of file while the run goes on", c.name)),
                 Ok(k) => {
@@ -266,14 +384,15 @@ mod tests {
     use std::time::Duration;
 
     fn chan(name: &str, capacity: u64) -> ChannelPlan {
-        ChannelPlan { name: name.into(), capacity, msg_bytes: PIPE_BYTES / capacity }
+        ChannelPlan { name: name.into(), capacity, msg_bytes: PIPE_BYTES / capacity, signals: None }
     }
 
     #[test]
     fn pipes_are_one_page_and_hold_capacity_messages() {
         let ipc = Ipc::new(&[chan("a", 1), chan("b", 1024)], 2).unwrap();
         assert_eq!(ipc.pipe_bytes(), [4096, 4096]);
-        assert_eq!((ipc.chans[0].msg_bytes, ipc.chans[1].msg_bytes), (4096, 4));
+        let msg = |c: &Chan| if let Kind::Pipe { msg_bytes, .. } = c.kind { msg_bytes } else { 0 };
+        assert_eq!((msg(&ipc.chans[0]), msg(&ipc.chans[1])), (4096, 4));
         let mut buf = vec![0u8; ipc.max_chunk()];
         let mut lat = Hist::default();
         // 1024 messages of 4 bytes fill the pipe; reading 3 leaves 1021.
@@ -332,5 +451,58 @@ mod tests {
         }
         assert_eq!(ipc.send(0, 1, &buf), Ok(Io::Stopped));
         assert_eq!(ipc.recv(1, 5, &mut vec![0u8; 4096], &mut Hist::default(), u64::MAX), Ok(Io::Stopped));
+    }
+
+    /// A signal queue to task 0, received on signal `signo`.
+    fn signals(signo: i32) -> ChannelPlan {
+        ChannelPlan { name: "q".into(), capacity: 65536, msg_bytes: 0, signals: Some(plan::SignalQueue { receiver: 0, signo }) }
+    }
+
+    /// The receiver's thread: blocks the queue's signals as every worker
+    /// does, says who it is, then runs `f`.
+    fn receiver<T: Send + 'static>(ipc: &Arc<Ipc>, f: fn(&Ipc) -> T) -> std::thread::JoinHandle<T> {
+        let i = ipc.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let t = std::thread::spawn(move || {
+            sys::block_signals(&i.signals()).unwrap();
+            tx.send(sys::gettid()).unwrap();
+            f(&i)
+        });
+        ipc.set_tid(0, rx.recv().unwrap());
+        t
+    }
+
+    /// Signals queue: three sent before the receiver reads are all read
+    /// without a wake-up; one sent while it waits in read() wakes it and is
+    /// measured.
+    #[test]
+    fn a_signal_queue_holds_what_was_sent_and_wakes_its_reader() {
+        let ipc = Arc::new(Ipc::new(&[signals(40)], 1).unwrap());
+        assert_eq!((ipc.signals(), ipc.pipe_bytes()), (vec![40], vec![0]));
+        let reader = receiver(&ipc, |i| {
+            let mut buf = [];
+            let mut lat = Hist::default();
+            std::thread::sleep(Duration::from_millis(50));
+            let queued = (i.recv(0, 3, &mut buf, &mut lat, u64::MAX), lat.count);
+            (queued, i.recv(0, 1, &mut buf, &mut lat, u64::MAX), lat.count)
+        });
+        assert_eq!(ipc.send(0, 3, &[]), Ok(Io::Done));
+        std::thread::sleep(Duration::from_millis(150));
+        assert_eq!(ipc.send(0, 1, &[]), Ok(Io::Done));
+        assert_eq!(reader.join().unwrap(), ((Ok(Io::Done), 0), Ok(Io::Done), 1));
+    }
+
+    /// Stop ends a reader blocked on an empty signal queue, and every
+    /// later send and receive at once.
+    #[test]
+    fn stop_ends_a_blocked_signal_reader() {
+        let ipc = Arc::new(Ipc::new(&[signals(41)], 1).unwrap());
+        let reader = receiver(&ipc, |i| i.recv(0, 1, &mut [], &mut Hist::default(), u64::MAX));
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(!reader.is_finished(), "it blocks");
+        ipc.stop();
+        assert_eq!(reader.join().unwrap(), Ok(Io::Stopped));
+        assert_eq!(ipc.send(0, 1, &[]), Ok(Io::Stopped));
+        assert_eq!(ipc.recv(0, 1, &mut [], &mut Hist::default(), u64::MAX), Ok(Io::Stopped));
     }
 }

@@ -32,15 +32,33 @@ pub struct Instance {
 pub const PIPE_BYTES: u64 = 4096;
 
 /// A channel as validation runs it: a pipe holding `capacity` messages of
-/// `msg_bytes` each (see [`message_bytes`]).
+/// `msg_bytes` each (see [`message_bytes`]), or, for a `sync = false`
+/// channel, a queue of real-time signals to the one task that receives
+/// from it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChannelPlan {
     pub name: String,
     pub capacity: u64,
     /// With a pipe of [`PIPE_BYTES`]; recomputed from the size the kernel
-    /// actually sets.
+    /// actually sets. 0 for a signal queue.
     pub msg_bytes: u64,
+    /// A signal queue: the instance that receives, and the signal number.
+    pub signals: Option<SignalQueue>,
 }
+
+/// A `sync = false` channel run as real-time signals: sigqueue() to a
+/// thread (rt_tgsigqueueinfo()), read by that thread from a signalfd —
+/// stress-ng's sigfd, and its sigrt with sigwaitinfo(), which dequeues
+/// and wakes the same way (no WF_SYNC).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignalQueue {
+    pub receiver: u32,
+    pub signo: i32,
+}
+
+/// The real-time signals a run may use for signal queues: SIGRTMIN (34 as
+/// glibc numbers it; 32 and 33 are its threads' own) to SIGRTMAX (64).
+pub const SIGNALS: std::ops::RangeInclusive<i32> = 34..=64;
 
 /// The rule that maps a channel onto a pipe: a channel of capacity C is a
 /// pipe of P bytes holding C messages of P / C bytes, so that it is full
@@ -197,20 +215,58 @@ fn instance_names(tasks: &[TaskSpec]) -> Vec<String> {
     tasks.iter().flat_map(|t| (0..t.count).map(move |k| if t.count == 1 { t.name.clone() } else { format!("{}.{k}", t.name) })).collect()
 }
 
+/// How errors name the `[[channel]]` entry `i`: `channel[i].FIELD` for one
+/// the scenario wrote (the first `written`), `channel `NAME` (from a
+/// workload)` for one a macro made.
+fn channel_key(sc: &Scenario, written: usize, i: usize, field: &str) -> String {
+    if i < written {
+        format!("channel[{i}].{field}")
+    } else {
+        format!("channel `{}` (from a workload)", sc.channels[i].name)
+    }
+}
+
 /// Each used channel with its message size; a capacity that does not map
 /// onto a pipe is refused where it was written (`[[channel]]` entries the
-/// scenario wrote come first, then those of workload macros).
+/// scenario wrote come first, then those of workload macros). A
+/// `sync = false` channel becomes a signal queue to its one receiver.
 fn channel_plans(sc: &Scenario, written_channels: usize, used: &[(String, u64)]) -> Result<Vec<ChannelPlan>, String> {
+    let mut signals = SIGNALS;
     used.iter()
         .map(|(name, capacity)| {
+            if let Some(i) = sc.channels.iter().position(|c| c.name == *name && !c.sync) {
+                let (key, pos) = (channel_key(sc, written_channels, i, "sync"), sc.channels[i].pos);
+                let receiver = signal_receiver(sc, name).map_err(|e| at(&key, pos, format!("channel `{name}`: {e}")))?;
+                let signo = signals.next().ok_or_else(|| at(&key, pos, format!("more than {} signal queues (sync = false channels): one real-time signal each", SIGNALS.count())))?;
+                return Ok(ChannelPlan { name: name.clone(), capacity: *capacity, msg_bytes: 0, signals: Some(SignalQueue { receiver, signo }) });
+            }
             let msg_bytes = message_bytes(PIPE_BYTES, *capacity).map_err(|e| match sc.channels.iter().position(|c| c.name == *name) {
                 Some(i) if i < written_channels => at(&format!("channel[{i}].capacity"), sc.channels[i].pos, format!("channel `{name}`: {e}")),
                 Some(i) => at(&format!("channel `{name}` (from a workload)"), sc.channels[i].pos, e),
                 None => format!("channel `{name}`: {e}"),
             })?;
-            Ok(ChannelPlan { name: name.clone(), capacity: *capacity, msg_bytes })
+            Ok(ChannelPlan { name: name.clone(), capacity: *capacity, msg_bytes, signals: None })
         })
         .collect()
+}
+
+/// The one instance that receives from signal queue `name`: a signal is
+/// queued to a thread, so exactly one task may `recv` from it.
+fn signal_receiver(sc: &Scenario, name: &str) -> Result<u32, String> {
+    let recv = |k: &StmtKind| matches!(k, StmtKind::Recv { chan, .. } if chan == name);
+    let mut first = 0;
+    let mut receivers = Vec::new();
+    for t in &sc.tasks {
+        if any_stmt(&t.program.stmts, &recv) {
+            receivers.extend(first..first + t.count);
+        }
+        first += t.count;
+    }
+    match (receivers.first(), receivers.get(1)) {
+        (Some(&r), None) => Ok(r),
+        (None, _) => Err("a signal queue (sync = false) needs a task that receives from it".into()),
+        (Some(_), Some(_)) => Err("a signal queue (sync = false) is sent to one thread: only one task (instance) may receive from it".into()),
+    }
 }
 
 /// `call`/`reply` (schbench's request lists) have no real counterpart in
@@ -324,9 +380,13 @@ pub fn plan(sc: Scenario, version: (u32, u32), machine_cpus: usize, preset: &str
     let mut notes = Vec::new();
     let duration_ns = duration(&sc, requested, &mut notes)?;
     tunable_notes(&sc, preset, &mut notes);
-    if !channels.is_empty() {
-        let each: Vec<String> = channels.iter().map(|c| format!("{} ({} × {} B)", c.name, c.capacity, c.msg_bytes)).collect();
-        notes.push(format!("channels are pipes of {PIPE_BYTES} bytes, capacity × message size: {}", each.join(", ")));
+    let pipes: Vec<String> = channels.iter().filter(|c| c.signals.is_none()).map(|c| format!("{} ({} × {} B)", c.name, c.capacity, c.msg_bytes)).collect();
+    if !pipes.is_empty() {
+        notes.push(format!("channels are pipes of {PIPE_BYTES} bytes, capacity × message size: {}", pipes.join(", ")));
+    }
+    let queues: Vec<String> = channels.iter().filter_map(|c| c.signals.map(|q| format!("{} (signal {})", c.name, q.signo))).collect();
+    if !queues.is_empty() {
+        notes.push(format!("sync = false channels are real-time signal queues (rt_tgsigqueueinfo() to the receiver, read from a signalfd): {}", queues.join(", ")));
     }
     process_note(&sc, !channels.is_empty(), &mut notes);
     Ok(Plan { scenario: sc, instances, channels, scenario_cpu, duration_ns, notes })
@@ -394,11 +454,33 @@ mod tests {
             ("[sim]\nfeatures = { RUN_TO_PARITY = false }\n[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"run\"\n", "feature flags"),
             ("[topology]\nsockets = 2\ncores_per_llc = 4\n[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"run\"\n", "this machine has 2"),
             ("[topology]\ncores_per_llc = 2\n[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"run\"\n", "model has one CPU"),
+            ("[[channel]]\nname = \"q\"\nsync = false\n[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"send q\"\n", "channel[0].sync at line 1, column 1: channel `q`: a signal queue (sync = false) needs a task that receives"),
+            ("[[channel]]\nname = \"q\"\nsync = false\n[[task]]\nname = \"a\"\naffinity = \"0\"\ncount = 2\nprogram = \"recv q\"\n", "only one task (instance) may receive"),
         ];
         for (text, want) in cases {
             let e = try_plan(text).unwrap_err();
             assert!(e.contains(want), "{want}: {e}");
         }
+    }
+
+    /// stress-ng sigrt: its 31 queues, one to each child, are signals 34 to
+    /// 64, each sent to the child that receives it; and so is sigfd's one
+    /// queue to its parent. Pipes beside them stay pipes.
+    #[test]
+    fn sync_false_channels_are_signal_queues_to_their_receiver() {
+        let p = try_plan("[[workload]]\nkind = \"stress-sigrt\"\naffinity = \"0\"\n").unwrap();
+        let queues: Vec<(String, Option<SignalQueue>)> = p.channels.iter().map(|c| (c.name.clone(), c.signals)).collect();
+        assert_eq!(queues.len(), 31);
+        for (k, (name, q)) in queues.iter().enumerate() {
+            let receiver = p.instances.iter().position(|i| i.name == format!("stress-sigrt-0-c{k}")).unwrap() as u32;
+            assert_eq!(*q, Some(SignalQueue { receiver, signo: 34 + k as i32 }), "{name}");
+        }
+        assert!(p.notes.iter().any(|n| n.contains("real-time signal queues") && n.contains("(signal 64)")), "{:?}", p.notes);
+        let p = try_plan("[[workload]]\nkind = \"stress-sigfd\"\naffinity = \"0\"\n[[task]]\nname = \"x\"\naffinity = \"0\"\nprogram = \"send pp; recv pp\"\n").unwrap();
+        let parent = p.instances.iter().position(|i| i.name == "stress-sigfd-0").unwrap() as u32;
+        let kinds: Vec<(&str, Option<SignalQueue>)> = p.channels.iter().map(|c| (c.name.as_str(), c.signals)).collect();
+        // Numbered on first use: the written task's pipe first.
+        assert_eq!(kinds, [("pp", None), ("stress-sigfd-0-q", Some(SignalQueue { receiver: parent, signo: 34 }))]);
     }
 
     #[test]
@@ -423,7 +505,7 @@ mod tests {
     fn channels_are_numbered_like_the_model_and_sized() {
         use schedlab_engine::lab::program::Instr;
         let p = try_plan(PING_PONG).unwrap();
-        let want = [ChannelPlan { name: "ab".into(), capacity: 1, msg_bytes: 4096 }, ChannelPlan { name: "ba".into(), capacity: 1024, msg_bytes: 4 }];
+        let want = [ChannelPlan { name: "ab".into(), capacity: 1, msg_bytes: 4096, signals: None }, ChannelPlan { name: "ba".into(), capacity: 1024, msg_bytes: 4, signals: None }];
         assert_eq!(p.channels, want);
         assert_eq!(p.instances[1].program.code[1..], [Instr::Recv { ch: 0, n: 1 }, Instr::Run(schedlab_engine::lab::scenario::Dur::Fixed(5000)), Instr::Send { ch: 1, n: 2 }, Instr::Wake { task: 3 }, Instr::EndLoop { start: 0 }]);
         assert!(p.notes.iter().any(|n| n.contains("ab (1 × 4096 B), ba (1024 × 4 B)")), "{:?}", p.notes);

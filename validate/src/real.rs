@@ -224,6 +224,9 @@ pub fn run_rep(plan: &Plan, cfg: &RealConfig, seed: u64) -> Result<RepOutcome, S
     }
     drop(tx);
     let ready = collect_ready(&rx, plan.instances.len(), cfg.setup_timeout)?;
+    for r in &ready {
+        shared.ipc.set_tid(r.index as u32, r.tid);
+    }
     let before = snapshot(&ready)?;
     let stat0 = proc_stat_cpu(cfg.cpu);
     let t0 = sys::monotonic_ns();

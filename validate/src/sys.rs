@@ -297,6 +297,64 @@ pub fn block_sigpipe() -> io::Result<()> {
     Ok(())
 }
 
+/// A signal set holding `signals`.
+fn sigset(signals: &[i32]) -> libc::sigset_t {
+    // SAFETY: set is initialised by sigemptyset before use.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for &s in signals {
+            libc::sigaddset(&mut set, s);
+        }
+        set
+    }
+}
+
+/// Blocks `signals` for the calling thread, so that signals queued to it
+/// stay pending for its signalfd instead of ending the process.
+pub fn block_signals(signals: &[i32]) -> io::Result<()> {
+    let set = sigset(signals);
+    // SAFETY: set is a valid sigset_t; the old mask is not asked for.
+    let r = unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
+    if r != 0 {
+        return Err(io::Error::from_raw_os_error(r));
+    }
+    Ok(())
+}
+
+/// `sigwaitinfo({signo})`: takes one pending `signo` signal of the calling
+/// thread, blocking until there is one; returns its value.
+pub fn sigwaitinfo(signo: i32) -> io::Result<i32> {
+    let set = sigset(&[signo]);
+    // SAFETY: set is a valid sigset_t and info a writable siginfo_t.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        check(libc::sigwaitinfo(&set, &mut info).min(0))?;
+        // sival_int is the low half of the union (little-endian x86-64).
+        Ok(info.si_value().sival_ptr as usize as i32)
+    }
+}
+
+/// `rt_tgsigqueueinfo(getpid(), tid, signo, {SI_QUEUE, value})`: sigqueue()
+/// to one thread of this process, as sigqueue() does to a process.
+pub fn tgsigqueue(tid: i32, signo: i32, value: i32) -> io::Result<()> {
+    // SAFETY: info is zeroed and then filled as sigqueue() fills it
+    // (si_signo, si_code SI_QUEUE, si_pid, si_uid, si_value).
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let raw = &mut info as *mut libc::siginfo_t as *mut libc::c_int;
+        // The kernel's layout (x86-64 and every 64-bit Linux ABI): si_signo,
+        // si_errno, si_code, 4 bytes of padding, then si_pid, si_uid and
+        // si_value as one union starting at byte 16.
+        *raw = signo;
+        *raw.add(2) = libc::SI_QUEUE;
+        *raw.add(4) = libc::getpid();
+        *raw.add(5) = libc::getuid() as libc::c_int;
+        *raw.add(6) = value;
+        check(libc::syscall(libc::SYS_rt_tgsigqueueinfo, libc::getpid(), tid, signo, &info as *const libc::siginfo_t) as libc::c_int)
+    }
+}
+
 /// Set by the SIGINT handler while a [`SigintGuard`] is installed.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 

@@ -40,7 +40,7 @@ pub struct Shared {
     /// The first failure of any worker.
     failure: Mutex<Option<String>>,
     /// The run's pipes and wake words.
-    ipc: Ipc,
+    pub ipc: Ipc,
 }
 
 impl Shared {
@@ -167,7 +167,10 @@ fn setup(spec: &WorkerSpec) -> Result<Ready, String> {
 /// program until the run stops, then stay parked until told to stop (so
 /// its counters can still be read).
 pub fn main(spec: WorkerSpec, shared: Arc<Shared>, ready: mpsc::Sender<Result<Ready, String>>) -> WorkerReport {
-    let setup = setup(&spec);
+    let setup = setup(&spec).and_then(|r| {
+        sys::block_signals(&shared.ipc.signals()).map_err(|e| os_err(&format!("{}: block the signal queues' signals", spec.name), e))?;
+        Ok(r)
+    });
     let ok = setup.is_ok();
     let _ = ready.send(setup);
     drop(ready);
