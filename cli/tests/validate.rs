@@ -1,7 +1,9 @@
 //! `schedlab validate` against this machine's kernel: two CPU hogs at nice
 //! 0 and nice 5 pinned to one CPU must share it 1024 : 335, on the real
 //! kernel (within 5 %) and in the model (within 2 %); a pipe ping-pong must
-//! switch each task out once per round trip on both.
+//! switch each task out once per round trip on both; stress-ng sigfd's
+//! child, sending real-time signals, must be preempted once per turn of its
+//! parent on both.
 //!
 //! The work runs in a child process (`schedlab validate --json`) whose
 //! threads are pinned to the least busy CPU, so the test harness's own
@@ -202,4 +204,43 @@ fn pipe_ping_pong_round_trips_and_switches() {
         let sw = get(t, "nr_voluntary_switches") + get(t, "nr_involuntary_switches");
         assert!((sw - mrt).abs() <= 2.0, "model {}: {sw} switches for {mrt} round trips", t["name"]);
     }
+}
+
+/// `stress-sigfd.toml` on the real kernel: real-time signals flow from the
+/// child's thread to the parent's (rt_tgsigqueueinfo(), sigwaitinfo()), and
+/// on both sides the child leaves the CPU only when preempted and exactly
+/// as often as the parent gets it back.
+///
+/// The bound: on one CPU the two threads take turns. The child never
+/// blocks (its queue never fills: RLIMIT_SIGPENDING is thousands of
+/// signals, and the parent empties it on every turn), so every switch out
+/// of it is involuntary and hands the CPU to the parent, which then runs
+/// until it blocks on an empty queue or is preempted. Child involuntary
+/// switches = parent voluntary + involuntary switches, up to the turn cut
+/// off at the end and whatever else ran on the CPU (kernel threads: a few
+/// a second; ticks do not switch unless someone else is runnable): within
+/// 1 % + 100 per second of run. The model must match it to 2 switches.
+#[test]
+fn stress_sigfd_hands_the_cpu_back_once_per_preemption() {
+    if !on_linux("stress_sigfd_hands_the_cpu_back_once_per_preemption") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let path = data("stress-sigfd.toml");
+    let out = schedlab(&["validate", path.to_str().unwrap(), "--json", "--cpu", "auto", "--reps", "1", "--retry", "3", "--duration", "1s"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "schedlab validate failed: {stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let get = |t: &serde_json::Value, k: &str| t[k].as_f64().unwrap_or_else(|| panic!("{k} in {t}"));
+    let turns = |tasks: &serde_json::Value| {
+        let by = |name: &str| tasks.as_array().unwrap().iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("{name} in {tasks}")).clone();
+        let (parent, child) = (by("stress-sigfd-0"), by("stress-sigfd-0-c"));
+        (get(&child, "nr_involuntary_switches"), get(&parent, "nr_voluntary_switches") + get(&parent, "nr_involuntary_switches"), get(&parent, "ops"))
+    };
+    let (preempted, handed, reads) = turns(&report["kernel_runs"][0]["tasks"]);
+    eprintln!("kernel: child preempted {preempted}, parent switched out {handed}, {reads} loops; disturbances: {}", report["disturbances"]);
+    assert!(reads >= 1000.0, "only {reads} signals taken");
+    assert!((preempted - handed).abs() <= 0.01 * handed + 100.0, "kernel: child preempted {preempted} times, parent switched out {handed}");
+    let (preempted, handed, _) = turns(&report["model_runs"][0]);
+    assert!((preempted - handed).abs() <= 2.0, "model: child preempted {preempted} times, parent switched out {handed}");
 }
