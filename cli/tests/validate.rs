@@ -42,6 +42,21 @@ fn on_linux(test: &str) -> bool {
     false
 }
 
+/// `schedlab validate --json` of data file `name`: one repetition of 1 s
+/// on the least busy CPU (retried up to 3 times if disturbed).
+fn validate_one_second(name: &str) -> serde_json::Value {
+    let path = data(name);
+    let out = schedlab(&["validate", path.to_str().unwrap(), "--json", "--cpu", "auto", "--reps", "1", "--retry", "3", "--duration", "1s"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "schedlab validate failed: {stderr}");
+    serde_json::from_slice(&out.stdout).expect("JSON report")
+}
+
+/// Field `k` of a task's JSON, as a number.
+fn get(t: &serde_json::Value, k: &str) -> f64 {
+    t[k].as_f64().unwrap_or_else(|| panic!("{k} in {t}"))
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -175,13 +190,8 @@ fn pipe_ping_pong_round_trips_and_switches() {
         return;
     }
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let path = data("pipe-ping-pong.toml");
-    let out = schedlab(&["validate", path.to_str().unwrap(), "--json", "--cpu", "auto", "--reps", "1", "--retry", "3", "--duration", "1s"], &[]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "schedlab validate failed: {stderr}");
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let report = validate_one_second("pipe-ping-pong.toml");
     let secs = 1.0;
-    let get = |t: &serde_json::Value, k: &str| t[k].as_f64().unwrap_or_else(|| panic!("{k} in {t}"));
     let (kernel, model) = (&report["kernel_runs"][0]["tasks"], &report["model_runs"][0]);
     assert_eq!(report["kernel_runs"][0]["pipe_bytes"], serde_json::json!([4096, 4096]));
     let rt = get(&kernel[0], "ops");
@@ -226,12 +236,7 @@ fn stress_sigfd_hands_the_cpu_back_once_per_preemption() {
         return;
     }
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let path = data("stress-sigfd.toml");
-    let out = schedlab(&["validate", path.to_str().unwrap(), "--json", "--cpu", "auto", "--reps", "1", "--retry", "3", "--duration", "1s"], &[]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "schedlab validate failed: {stderr}");
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
-    let get = |t: &serde_json::Value, k: &str| t[k].as_f64().unwrap_or_else(|| panic!("{k} in {t}"));
+    let report = validate_one_second("stress-sigfd.toml");
     let turns = |tasks: &serde_json::Value| {
         let by = |name: &str| tasks.as_array().unwrap().iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("{name} in {tasks}")).clone();
         let (parent, child) = (by("stress-sigfd-0"), by("stress-sigfd-0-c"));

@@ -472,9 +472,9 @@ mod tests {
         t
     }
 
-    /// Signals queue: three sent before the receiver reads are all read
-    /// without a wake-up; one sent while it waits in read() wakes it and is
-    /// measured.
+    /// Signals queue: three sent before the receiver asks are all taken
+    /// without a wake-up; one sent while it waits in sigwaitinfo() wakes
+    /// it and is measured.
     #[test]
     fn a_signal_queue_holds_what_was_sent_and_wakes_its_reader() {
         let ipc = Arc::new(Ipc::new(&[signals(40)], 1).unwrap());

@@ -47,9 +47,9 @@ pub struct ChannelPlan {
 }
 
 /// A `sync = false` channel run as real-time signals: sigqueue() to a
-/// thread (rt_tgsigqueueinfo()), read by that thread from a signalfd —
-/// stress-ng's sigfd, and its sigrt with sigwaitinfo(), which dequeues
-/// and wakes the same way (no WF_SYNC).
+/// thread (rt_tgsigqueueinfo()), taken by that thread with sigwaitinfo()
+/// as stress-ng's sigrt children take theirs (ipc.rs says why not a
+/// signalfd, as its sigfd parent reads); either wakes without WF_SYNC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SignalQueue {
     pub receiver: u32,
