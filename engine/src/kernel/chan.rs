@@ -77,36 +77,34 @@ impl Sched {
         if self.tasks[p as usize].state != TaskState::Sleeping {
             return false;
         }
-        let target = self.try_to_wake_up(p, flags, cpu);
-        self.wake_cost(cpu, target);
+        self.try_to_wake_up(p, flags, cpu);
+        self.wake_cost(cpu);
         true
     }
 
     /// Charges the waker on `cpu` for the wake-up it just did (its
-    /// try_to_wake_up() and the rest of its system call: `costs.wakeup`)
-    /// that put the wakee on `target`. Mirrors the clock skip of
-    /// `wakeup_preempt()` (core.c, v6.18; `check_preempt_curr()` up to
-    /// v6.6, the same clock skip since v5.15): when the wakee's CPU is the
-    /// waker's and the waker is now to be preempted,
-    /// `rq_clock_skip_update()` leaves the rq clock where the wake-up's
-    /// update_curr() read it until the switch, so what the waker does until
-    /// then is charged to the task switched in next. (On a remote CPU the
-    /// skip moves the preempted task's time until its switch, which the
-    /// model does not have: it switches there at once.) On this machine's
-    /// 6.18 (stress-ng sigfd's pair on one CPU, perf's
-    /// `sched_stat_runtime`, which update_curr() emits) the waker's
+    /// try_to_wake_up() and the rest of its system call: `costs.wakeup`).
+    /// Mirrors the clock skip of `wakeup_preempt()` (core.c, v6.18;
+    /// `check_preempt_curr()` up to v6.6, the same since v5.15): once a
+    /// wake-up on the waker's own CPU found it due to be preempted,
+    /// `rq_clock_skip_update()` leaves that CPU's clock where the wake-up's
+    /// update_curr() read it until the switch, so all the waker does until
+    /// then (more wake-ups included) is charged to the task switched in
+    /// next. (On a remote CPU the skip moves the preempted task's time until
+    /// its switch, which the model does not have: it switches there at
+    /// once.) On this machine's 6.18 (stress-ng sigfd's pair on one CPU,
+    /// perf's `sched_stat_runtime`, which update_curr() emits) the waker's
     /// accounting stops at its wake-up and the 3.0 µs from there to the
     /// switch (tracing included) are in the wakee's runtime.
-    fn wake_cost(&mut self, cpu: u32, target: u32) {
-        let waker = self.rqs[cpu as usize].curr;
-        if waker == crate::kernel::lib::rbtree::NIL {
+    fn wake_cost(&mut self, cpu: u32) {
+        let rq = &mut self.rqs[cpu as usize];
+        if rq.curr == crate::kernel::lib::rbtree::NIL {
             return;
         }
-        let rq = &mut self.rqs[cpu as usize];
-        if target == cpu && rq.resched {
+        if rq.clock_skip {
             rq.clock_skipped += self.tun.cost_wakeup;
         } else {
-            self.tasks[waker as usize].overhead += self.tun.cost_wakeup;
+            self.tasks[rq.curr as usize].overhead += self.tun.cost_wakeup;
         }
     }
 

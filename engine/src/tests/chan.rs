@@ -393,3 +393,28 @@ fn a_pipe_ping_pong_neither_always_blocks_nor_is_always_preempted() {
         assert!((0.25..=0.75).contains(&preempted), "preempted in {:.1} % of round trips", 100.0 * preempted);
     }
 }
+
+/// The clock skip covers all the waker does until its switch, more
+/// wake-ups of the same system call included. Two CPUs without idle states
+/// or switch costs, `costs.wakeup` 7 µs: SCHED_IDLE `w` on CPU 0 runs
+/// 100 µs, then one `send c 2` wakes `r0` (blocked in `recv c` on CPU 0),
+/// which preempts it, and `r1` (blocked on idle CPU 1); then it runs 100 µs
+/// more. The first wake-up finds `w` due to be preempted
+/// (rq_clock_skip_update() on CPU 0); the second goes to CPU 1 but is still
+/// `w`'s work before its switch on CPU 0, so both 7 µs are charged to
+/// `r0`: it runs 14 + 50 µs and exits at 164 µs, `w` exits at 264 µs with
+/// 200 µs of CPU time, and `r1` runs its 50 µs on CPU 1 from 100 µs (exit
+/// at 150 µs). A second statement would come after `w`'s switch, at the
+/// return to user space, and cost `w` itself.
+#[test]
+fn a_preempted_wakers_later_wake_ups_are_charged_to_the_task_switched_in() {
+    let two = FREE.replace("wakeup = \"0ns\"", "wakeup = \"7us\"").replace("preset = \"1cpu\"", "preset = \"2cpu-vm\"");
+    let sim = run(&format!(
+        "{two}[[task]]\nname = \"r0\"\naffinity = \"0\"\nprogram = \"recv c; run 50us\"\n\
+         [[task]]\nname = \"r1\"\naffinity = \"1\"\nprogram = \"recv c; run 50us\"\n\
+         [[task]]\nname = \"w\"\naffinity = \"0\"\npolicy = \"idle\"\nprogram = \"run 100us; send c 2; run 100us\"\n"
+    ));
+    let cpu = |name: &str| sim.task_cpu_time(id(&sim, name));
+    assert_eq!((cpu("r0"), cpu("r1"), cpu("w")), (64 * US, 50 * US, 200 * US));
+    assert_eq!((exit_time(&sim, "r0"), exit_time(&sim, "r1"), exit_time(&sim, "w")), (164 * US, 150 * US, 264 * US));
+}

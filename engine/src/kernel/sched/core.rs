@@ -177,9 +177,12 @@ pub struct Rq {
     pub cfs_tasks_tail: u32,
     /// Active balance: push the running task to this CPU once preempted.
     pub push_cpu: u32,
-    /// CPU time the running task spent after a wake-up decided to preempt
-    /// it, which the kernel charges to the task switched in next
-    /// (`rq_clock_skip_update()`; see `Sched::wake_cost`).
+    /// RQCF_REQ_SKIP: a wake-up found the running task due to be
+    /// preempted, so the next __schedule() will not read the clock
+    /// (`rq_clock_skip_update()`).
+    pub clock_skip: bool,
+    /// CPU time the running task spent since then, which the kernel
+    /// therefore charges to the task switched in next (`Sched::wake_cost`).
     pub clock_skipped: u64,
 }
 
@@ -293,6 +296,7 @@ impl Sched {
                 cfs_tasks_head: NIL,
                 cfs_tasks_tail: NIL,
                 push_cpu: NIL,
+                clock_skip: false,
                 clock_skipped: 0,
             })
             .collect();
@@ -660,14 +664,19 @@ impl Sched {
         self.wakeup_preempt(cpu, p, 0);
     }
 
-    /// Mirrors `wakeup_preempt()` (core.c): a fair task always preempts the
-    /// idle task; against a fair task the class decides.
+    /// Mirrors `wakeup_preempt()` (core.c, v6.18; `check_preempt_curr()` up
+    /// to v6.6): a fair task always preempts the idle task; against a fair
+    /// task the class decides. A running task that is now due to be
+    /// preempted, for this or any earlier reason, gets the clock skip
+    /// (`rq_clock_skip_update()`).
     fn wakeup_preempt(&mut self, cpu: u32, p: u32, wake_flags: u32) {
         if self.rqs[cpu as usize].curr == NIL {
             self.resched_curr(cpu, Cause::IdleCpu { wakee: p });
-        } else {
-            self.check_preempt_wakeup_fair(cpu, p, wake_flags);
+            return;
         }
+        self.check_preempt_wakeup_fair(cpu, p, wake_flags);
+        let rq = &mut self.rqs[cpu as usize];
+        rq.clock_skip |= rq.resched;
     }
 
     /// Mirrors `__schedule()` (core.c, v6.18): block the outgoing task if it
@@ -716,7 +725,9 @@ impl Sched {
         // What a preempted waker did after its wake-up (rq_clock_skip_update())
         // is charged to the task switched in: to prev again when the pick
         // keeps it, to no one (the idle task) when the CPU goes idle.
-        let skipped = std::mem::take(&mut self.rqs[cpu as usize].clock_skipped);
+        let rq = &mut self.rqs[cpu as usize];
+        rq.clock_skip = false;
+        let skipped = std::mem::take(&mut rq.clock_skipped);
         if next == prev {
             if prev != NIL {
                 self.tasks[prev as usize].overhead += skipped;
