@@ -643,6 +643,14 @@ impl Cx<'_> {
             _ => (a.clone(), b.clone()),
         };
         let stand = if na != a || nb != b { format!(" ({nb} stands for {b}, {na} for {a})") } else { String::new() };
+        let idle_policy = |t: u32| self.sim.sched().tasks.get(t as usize).is_some_and(|t| t.policy == crate::kernel::sched::core::Policy::Idle);
+        if verdict == Verdict::Preempt && idle_policy(curr) && !idle_policy(wakee) {
+            // check_preempt_wakeup_fair() (v6.6.9: check_preempt_wakeup();
+            // CFS alike) reschedules before comparing anything.
+            return format!(
+                "{b} woke on CPU {cpu} while SCHED_IDLE {a} ran: a normal wakee always asks to preempt an idle-policy task, whatever their deadlines and lag; the pick decides who runs."
+            );
+        }
         if self.cfs() && matches!(verdict, Verdict::Preempt | Verdict::NotPicked) {
             let nums = match (&ea, &eb) {
                 (Some(ea), Some(eb)) => format!(" ({nb}'s vruntime {} vs {na}'s {}{wq})", self.rq(q, eb.vruntime), self.rq(q, ea.vruntime)),
@@ -733,7 +741,7 @@ impl Cx<'_> {
             ),
             Cause::WakeupPreempt { wakee } => format!("{}'s wakeup preempts {a} on CPU {cpu}.", self.name(wakee)),
             Cause::IdlePreempted { wakee } => {
-                format!("{} (a normal task) woke while SCHED_IDLE {a} ran on CPU {cpu}: it preempts at once.", self.name(wakee))
+                format!("{} (a normal task) woke while SCHED_IDLE {a} ran on CPU {cpu}: CPU {cpu} reschedules at once.", self.name(wakee))
             }
             Cause::IdleCpu { wakee } => format!("{} arrived on idle CPU {cpu}: the idle task gives way.", self.name(wakee)),
             Cause::PrioChanged => format!("{a}'s nice value rose (its weight dropped): CPU {cpu} reschedules."),
@@ -985,6 +993,27 @@ program = "loop { run 100us; sleep 5ms }"
         assert!(nums[3] <= nums[4], "{nums:?}");
         // The wakeup line says where it was placed.
         assert!(ex.lines.iter().any(|l| l.starts_with("sleeper woke up on CPU 0")), "{ex:?}");
+    }
+
+    /// A normal wakee reschedules a SCHED_IDLE task whatever the deadlines
+    /// say, and the explanation says so rather than comparing them. On
+    /// v6.6 the pick then keeps the waker (RUN_TO_PARITY protects it), so
+    /// the event must not claim the wakee preempted it; on v6.18 the wake-up
+    /// cancels the protection and the wakee runs.
+    #[test]
+    fn a_wakee_of_an_idle_policy_task_asks_to_preempt_it_and_the_pick_decides() {
+        for (kernel, runs) in [("6.6", "w"), ("6.18", "r")] {
+            let text = format!(
+                "[sim]\nkernel = \"{kernel}\"\n[topology]\npreset = \"1cpu\"\n\
+                 [[task]]\nname = \"r\"\nprogram = \"wait; run 50us\"\n\
+                 [[task]]\nname = \"w\"\npolicy = \"idle\"\nprogram = \"run 100us; wake r; run 100us\"\n"
+            );
+            let (sim, entries) = run_to(&text, |r| matches!(r, Record::WakeupCheck { verdict: Verdict::Preempt, .. }));
+            let ex = explain_event(&sim, &sim.log, &entries);
+            assert!(ex.headline.starts_with("r woke on CPU 0 while SCHED_IDLE w ran: a normal wakee always asks to preempt"), "{kernel}: {ex:?}");
+            assert!(!ex.headline.contains("deadline ") && !ex.headline.contains("preempted"), "{kernel}: {ex:?}");
+            assert!(ex.lines.iter().any(|l| l.starts_with(&format!("pick_eevdf() on CPU 0 chose {runs}"))), "{kernel}: {ex:?}");
+        }
     }
 
     #[test]
