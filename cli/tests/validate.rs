@@ -42,15 +42,19 @@ fn on_linux(test: &str) -> bool {
     false
 }
 
-/// `schedlab validate --json` of data file `name`: one repetition of 1 s
-/// on the least busy CPU (retried up to 3 times if disturbed).
-fn validate_one_second(name: &str) -> serde_json::Value {
+/// `schedlab validate --json` of data file `name` on the least busy CPU,
+/// with `run` (repetitions, duration, retries).
+fn validate_report(name: &str, run: &[&str]) -> serde_json::Value {
     let path = data(name);
-    let out = schedlab(&["validate", path.to_str().unwrap(), "--json", "--cpu", "auto", "--reps", "1", "--retry", "3", "--duration", "1s"], &[]);
+    let args = [&["validate", path.to_str().unwrap(), "--json", "--cpu", "auto"][..], run].concat();
+    let out = schedlab(&args, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "schedlab validate failed: {stderr}");
     serde_json::from_slice(&out.stdout).expect("JSON report")
 }
+
+/// One repetition of 1 s, retried up to 3 times if disturbed.
+const ONE_SECOND: &[&str] = &["--reps", "1", "--retry", "3", "--duration", "1s"];
 
 /// Field `k` of a task's JSON, as a number.
 fn get(t: &serde_json::Value, k: &str) -> f64 {
@@ -74,11 +78,7 @@ fn nice_0_vs_5_shares_match_kernel_and_model() {
         return;
     }
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let path = data("nice-0-vs-5.toml");
-    let out = schedlab(&["validate", path.to_str().unwrap(), "--json", "--cpu", "auto", "--reps", "3", "--duration", "2s"], &[]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "schedlab validate failed: {stderr}");
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let report = validate_report("nice-0-vs-5.toml", &["--reps", "3", "--duration", "2s"]);
     let expected = 1024.0 / 335.0;
 
     let kernel: Vec<f64> = report["kernel_runs"].as_array().unwrap().iter().map(|r| ratio(&r["tasks"])).collect();
@@ -190,7 +190,7 @@ fn pipe_ping_pong_round_trips_and_switches() {
         return;
     }
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let report = validate_one_second("pipe-ping-pong.toml");
+    let report = validate_report("pipe-ping-pong.toml", ONE_SECOND);
     let secs = 1.0;
     let (kernel, model) = (&report["kernel_runs"][0]["tasks"], &report["model_runs"][0]);
     assert_eq!(report["kernel_runs"][0]["pipe_bytes"], serde_json::json!([4096, 4096]));
@@ -236,7 +236,7 @@ fn stress_sigfd_hands_the_cpu_back_once_per_preemption() {
         return;
     }
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let report = validate_one_second("stress-sigfd.toml");
+    let report = validate_report("stress-sigfd.toml", ONE_SECOND);
     let turns = |tasks: &serde_json::Value| {
         let by = |name: &str| tasks.as_array().unwrap().iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("{name} in {tasks}")).clone();
         let (parent, child) = (by("stress-sigfd-0"), by("stress-sigfd-0-c"));

@@ -241,8 +241,7 @@ fn channel_plans(sc: &Scenario, written_channels: usize, used: &[(String, u64)])
                 return Ok(ChannelPlan { name: name.clone(), capacity: *capacity, msg_bytes: 0, signals: Some(SignalQueue { receiver, signo }) });
             }
             let msg_bytes = message_bytes(PIPE_BYTES, *capacity).map_err(|e| match sc.channels.iter().position(|c| c.name == *name) {
-                Some(i) if i < written_channels => at(&format!("channel[{i}].capacity"), sc.channels[i].pos, format!("channel `{name}`: {e}")),
-                Some(i) => at(&format!("channel `{name}` (from a workload)"), sc.channels[i].pos, e),
+                Some(i) => at(&channel_key(sc, written_channels, i, "capacity"), sc.channels[i].pos, if i < written_channels { format!("channel `{name}`: {e}") } else { e }),
                 None => format!("channel `{name}`: {e}"),
             })?;
             Ok(ChannelPlan { name: name.clone(), capacity: *capacity, msg_bytes, signals: None })
@@ -386,7 +385,7 @@ pub fn plan(sc: Scenario, version: (u32, u32), machine_cpus: usize, preset: &str
     }
     let queues: Vec<String> = channels.iter().filter_map(|c| c.signals.map(|q| format!("{} (signal {})", c.name, q.signo))).collect();
     if !queues.is_empty() {
-        notes.push(format!("sync = false channels are real-time signal queues (rt_tgsigqueueinfo() to the receiver, read from a signalfd): {}", queues.join(", ")));
+        notes.push(format!("sync = false channels are real-time signal queues (rt_tgsigqueueinfo() to the receiver, taken with sigwaitinfo()): {}", queues.join(", ")));
     }
     process_note(&sc, !channels.is_empty(), &mut notes);
     Ok(Plan { scenario: sc, instances, channels, scenario_cpu, duration_ns, notes })

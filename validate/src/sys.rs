@@ -280,23 +280,6 @@ pub fn write(fd: RawFd, buf: &[u8]) -> io::Result<usize> {
     }
 }
 
-/// Blocks SIGPIPE for the calling thread: a write to a pipe without
-/// readers then only fails with EPIPE (the signal stays pending on the
-/// thread and goes with it).
-pub fn block_sigpipe() -> io::Result<()> {
-    // SAFETY: set is initialised by sigemptyset before use.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGPIPE);
-        let r = libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-        if r != 0 {
-            return Err(io::Error::from_raw_os_error(r));
-        }
-    }
-    Ok(())
-}
-
 /// A signal set holding `signals`.
 fn sigset(signals: &[i32]) -> libc::sigset_t {
     // SAFETY: set is initialised by sigemptyset before use.
@@ -310,8 +293,10 @@ fn sigset(signals: &[i32]) -> libc::sigset_t {
     }
 }
 
-/// Blocks `signals` for the calling thread, so that signals queued to it
-/// stay pending for its signalfd instead of ending the process.
+/// Blocks `signals` for the calling thread: SIGPIPE, so that a write to a
+/// pipe without readers only fails with EPIPE; a signal queue's signals,
+/// so that they stay queued for its sigwaitinfo() instead of ending the
+/// process.
 pub fn block_signals(signals: &[i32]) -> io::Result<()> {
     let set = sigset(signals);
     // SAFETY: set is a valid sigset_t; the old mask is not asked for.

@@ -147,11 +147,12 @@ fn os_err(what: &str, e: std::io::Error) -> String {
 }
 
 /// Pins the thread and gives it the task's scheduling attributes.
-fn setup(spec: &WorkerSpec) -> Result<Ready, String> {
+fn setup(spec: &WorkerSpec, shared: &Shared) -> Result<Ready, String> {
     let who = &spec.name;
     sys::set_affinity(0, &[spec.cpu]).map_err(|e| os_err(&format!("{who}: pin to CPU {}", spec.cpu), e))?;
     sys::set_timer_slack(1).map_err(|e| os_err(&format!("{who}: timer slack"), e))?;
-    sys::block_sigpipe().map_err(|e| os_err(&format!("{who}: block SIGPIPE"), e))?;
+    let signals = [&[libc::SIGPIPE][..], &shared.ipc.signals()].concat();
+    sys::block_signals(&signals).map_err(|e| os_err(&format!("{who}: block SIGPIPE and the signal queues' signals"), e))?;
     if spec.policy != Policy::Normal {
         sys::set_policy(0, spec.policy).map_err(|e| os_err(&format!("{who}: policy {:?}", spec.policy), e))?;
     }
@@ -167,10 +168,7 @@ fn setup(spec: &WorkerSpec) -> Result<Ready, String> {
 /// program until the run stops, then stay parked until told to stop (so
 /// its counters can still be read).
 pub fn main(spec: WorkerSpec, shared: Arc<Shared>, ready: mpsc::Sender<Result<Ready, String>>) -> WorkerReport {
-    let setup = setup(&spec).and_then(|r| {
-        sys::block_signals(&shared.ipc.signals()).map_err(|e| os_err(&format!("{}: block the signal queues' signals", spec.name), e))?;
-        Ok(r)
-    });
+    let setup = setup(&spec, &shared);
     let ok = setup.is_ok();
     let _ = ready.send(setup);
     drop(ready);
