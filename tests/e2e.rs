@@ -429,9 +429,20 @@ fn lecture_view_in_headless_chromium() {
     );
     session.screenshot(&out_dir.join("lecture-error.png"));
 
-    // 8. An untrusted link: a message, not a blank page.
+    // 8. An untrusted link: a message, not a blank page; both when it is
+    // opened in the running page (a hashchange) and when it is loaded.
     session.navigate(&format!("{base}#z=%%%&e=banana"));
-    session.execute("location.reload(); return true;");
+    session
+        .wait_for_css("[data-testid=\"notice\"]", Duration::from_secs(5))
+        .expect("a message about the bad link opened in the running page");
+    assert!(
+        text_of("notice")
+            .as_str()
+            .is_some_and(|t| t.contains("could not be read")),
+        "{}",
+        text_of("notice")
+    );
+    session.open_fresh(&format!("{base}#z=%%%&e=banana"));
     session
         .wait_for_css("[data-testid=\"notice\"]", MOUNT_TIMEOUT)
         .expect("a message about the bad link");
@@ -445,8 +456,7 @@ fn lecture_view_in_headless_chromium() {
     assert!(text_of("explain-headline").is_string());
 
     // 9. 96 lanes over a million events: compute the run, then zoom and pan.
-    session.navigate(&format!("{base}#p=xeon-96-busy"));
-    session.execute("location.reload(); return true;");
+    session.open_fresh(&format!("{base}#p=xeon-96-busy"));
     session
         .wait_for_css("[data-testid=\"app\"]", MOUNT_TIMEOUT)
         .unwrap();
@@ -558,8 +568,7 @@ fn lecture_view_in_headless_chromium() {
         "/goog/cdp/execute",
         Some(json!({ "cmd": "Emulation.setEmulatedMedia", "params": { "features": [{ "name": "prefers-color-scheme", "value": "dark" }] } })),
     );
-    session.navigate(&format!("{base}#p=delay-dequeue&e=40"));
-    session.execute("location.reload(); return true;");
+    session.open_fresh(&format!("{base}#p=delay-dequeue&e=40"));
     session
         .wait_for_css("[data-testid=\"app\"]", MOUNT_TIMEOUT)
         .unwrap();
@@ -920,8 +929,7 @@ fn study_and_compare_pages_in_headless_chromium() {
     assert!(probe_max <= 100.0, "the page froze while the study ran: {probes:?}");
 
     // 6. The comparison page: a preset that diverges, its marker, the jump.
-    session.navigate(&format!("{base}#page=compare&cp=no-same-prio-preempt"));
-    session.execute("location.reload(); return true;");
+    session.open_fresh(&format!("{base}#page=compare&cp=no-same-prio-preempt"));
     session.wait_for_css("[data-testid=\"compare-page\"]", MOUNT_TIMEOUT).expect("the comparison page");
     wait("the first difference", "const d = document.querySelector('[data-testid=\"divergence\"]'); return !!d && d.dataset.state === 'found';", Duration::from_secs(60));
     let marks = js(r#"return [...document.querySelectorAll('[data-testid="timeline"]')].map(c => c.dataset.markerEvent);"#);
@@ -1841,8 +1849,7 @@ fn page_walk_quiz_exports_links_and_monkey_in_headless_chromium() {
     let shot = out_dir.join("walk-timeout.png");
     let wait = |what: &str, script: &str, timeout: Duration| session.wait_true(what, script, timeout, &shot);
     let open = |frag: &str| {
-        session.navigate(&format!("{base}#{frag}"));
-        session.execute("location.reload(); return true;");
+        session.open_fresh(&format!("{base}#{frag}"));
         session
             .wait_for_css("[data-testid=\"app\"]", MOUNT_TIMEOUT)
             .unwrap_or_else(|e| panic!("#{frag}: app did not mount: {e}"));
@@ -2658,6 +2665,17 @@ impl Session {
 
     fn navigate(&self, url: &str) {
         self.cmd("POST", "/url", Some(json!({ "url": url })));
+    }
+
+    /// Loads `url` as a new document. Navigating to a URL that differs only
+    /// in its fragment is a same-document navigation (a hashchange), and a
+    /// `location.reload()` after it races the page's debounced fragment
+    /// writer (250 ms), which may put the previous state's link back before
+    /// the reload reads it. Going through about:blank makes it a full load;
+    /// WebDriver's navigate returns once that load has finished.
+    fn open_fresh(&self, url: &str) {
+        self.navigate("about:blank");
+        self.navigate(url);
     }
 
     fn title(&self) -> String {
