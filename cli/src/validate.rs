@@ -8,8 +8,11 @@ use crate::{progress, ScenarioArg};
 pub const LONG_ABOUT: &str = "\
 Runs SCENARIO as real threads on this machine's kernel and in the model
 tuned like it (preset, HZ, base slice), and compares CPU shares, context
-switches, run delay and wake-up latency. Every task must be pinned to the
-same single CPU (the model has one CPU so far). Channels run as one-page
+switches, migrations, run delay and wake-up latency. Either every task is
+pinned to the same single CPU, which the model runs alone, or the
+scenario's [topology] is this machine's (the report's header gives its
+shape; its CPUs numbered as the model numbers them) and it runs on all
+its CPUs, tasks keeping their affinities. Channels run as one-page
 pipes (messages of 4096 / capacity bytes), wake/wait as futexes;
 call/reply are refused. Linux only.
 

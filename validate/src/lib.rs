@@ -33,6 +33,8 @@ mod topology;
 pub mod trace;
 
 #[cfg(target_os = "linux")]
+mod idle_wake;
+#[cfg(target_os = "linux")]
 mod ipc;
 #[cfg(target_os = "linux")]
 mod real;
@@ -116,9 +118,11 @@ pub struct Report {
     pub scenario: String,
     pub facts: Facts,
     pub model: ModelSetup,
-    pub scenario_cpu: u32,
-    pub real_cpu: u32,
-    /// How the real CPU was chosen, and how busy it was before the run.
+    /// The one CPU of a one-CPU scenario; None: the whole machine.
+    pub scenario_cpu: Option<u32>,
+    /// The real CPUs it ran on.
+    pub real_cpus: Vec<u32>,
+    /// How the real CPUs were chosen, and how busy they were before the run.
     pub cpu_choice: String,
     pub duration_ns: u64,
     pub reps: u32,
@@ -163,13 +167,16 @@ fn render_header(r: &Report) -> String {
     out += &format!("  CPUs       {} online; {}\n", CpuList(f.online_cpus.clone()), fact_line(&f.shape));
     out += &format!("  preemption {}\n", fact_line(&f.preempt));
     out += &format!("  autogroup  {}\n", r.autogroup);
+    let cpus = match r.scenario_cpu {
+        Some(c) => format!("scenario CPU {c} → real CPU {}", CpuList(r.real_cpus.clone())),
+        None => format!("CPUs {}", CpuList(r.real_cpus.clone())),
+    };
     out += &format!(
-        "  run        scenario CPU {} → real CPU {} ({}); {} rep(s) × {}; model: 1 CPU, HZ {}, base slice {}, seeds {:?}\n",
-        r.scenario_cpu,
-        r.real_cpu,
+        "  run        {cpus} ({}); {} rep(s) × {}; model: {} CPU(s), HZ {}, base slice {}, seeds {:?}\n",
         r.cpu_choice,
         r.reps,
         format_duration(r.duration_ns),
+        r.model.cpus,
         r.model.hz,
         format_duration(r.model.base_slice_ns),
         r.model.seeds

@@ -6,11 +6,12 @@ use std::time::Duration;
 
 use schedlab_engine::kernel::sched::features::Feature;
 use schedlab_engine::kernel::sched::presets::{self, Scaling};
-use schedlab_engine::lab::scenario::{CpuList, Scenario};
+use schedlab_engine::lab::scenario::{format_duration, CpuList, Scenario};
 
 use super::facts::{self, Facts, Host};
 use super::measure::{self, TaskMeasure};
-use super::plan::{self, Plan, Tuning};
+use super::idle_wake;
+use super::plan::{self, Layout, Plan, Tuning};
 use super::procfs::{self, CpuTimes};
 use super::real::{self, Disturbance, RealConfig, RepOutcome};
 use super::report;
@@ -72,6 +73,28 @@ fn tuning<'a>(f: &Facts, preset: &'a str, notes: &mut Vec<String>) -> Tuning<'a>
     Tuning { preset, hz, base_slice_ns }
 }
 
+/// On a machine-wide run, a note of how long a wake-up onto an idle CPU
+/// takes here (`idle_wake`), after a short and a long idle period. It is
+/// not handed to the model: one fixed `costs.idle_exit` cannot be both,
+/// and the model would count it as the wakee's run delay, where the
+/// kernel's wake-list activation (ttwu_queue_wakelist()) enqueues the task
+/// only once the CPU is out of idle.
+fn idle_wake_note(plan: &Plan, cpus: &[u32], notes: &mut Vec<String>) -> Result<(), String> {
+    let (Layout::Machine(_), [waker, wakee, ..]) = (plan.layout, cpus) else { return Ok(()) };
+    let us = |ns: u64| format!("{:.1}", ns as f64 / 1e3);
+    let mut after = Vec::new();
+    for idle in [idle_wake::SHORT_IDLE, idle_wake::LONG_IDLE] {
+        let w = idle_wake::measure(*waker, *wakee, idle)?;
+        after.push(format!("{} µs after {} idle (p10 {}, p90 {})", us(w.median_ns), format_duration(idle.as_nanos() as u64), us(w.quantile(0.1)), us(w.quantile(0.9))));
+    }
+    let model = match plan.scenario.sim.costs.idle_exit {
+        Some(own) => format!("the model charges the scenario's costs.idle_exit, {}", format_duration(own)),
+        None => "the model charges the idle states of its topology (none for a custom one or 2cpu-vm), or [sim] costs.idle_exit".into(),
+    };
+    notes.push(format!("a wake-up from CPU {waker} onto idle CPU {wakee} takes {} here (medians of {} wake-ups); {model}", after.join(", "), idle_wake::SAMPLES));
+    Ok(())
+}
+
 /// Flags the kernel runs with (debugfs) that differ from the preset's.
 fn feature_notes(f: &Facts, preset: &str, notes: &mut Vec<String>) {
     let (Some(text), Some(p)) = (f.sched_features.value.as_deref(), presets::preset(preset)) else { return };
@@ -123,21 +146,32 @@ fn usable(cpu: u32, f: &Facts, allowed: &[u32]) -> Result<u32, String> {
     Ok(cpu)
 }
 
-/// The real CPU for the scenario's CPU, and how it was chosen.
-fn choose_cpu(plan: &Plan, f: &Facts, choice: CpuChoice) -> Result<(u32, String), String> {
+/// The real CPUs for the scenario's, and how they were chosen: the one
+/// CPU of a one-CPU plan (`--cpu`), or every CPU of a machine-wide one.
+fn choose_cpus(plan: &Plan, f: &Facts, choice: CpuChoice) -> Result<(Vec<u32>, String), String> {
     let allowed: Vec<u32> = sys::get_affinity(0).map_err(|e| format!("sched_getaffinity: {e}"))?.into_iter().filter(|c| f.online_cpus.contains(c)).collect();
     let load = cpu_load(Duration::from_millis(300));
     let pct = |c: u32| load.iter().find(|(x, _)| *x == c).map_or("?".into(), |(_, l)| format!("{:.0}%", l * 100.0));
+    let busy: Vec<String> = allowed.iter().map(|&c| format!("cpu{c} {}", pct(c))).collect();
+    let busy = format!("busy in the 300 ms before: {}", busy.join(", "));
+    let Some(want) = plan.one_cpu() else {
+        if choice != CpuChoice::Same {
+            return Err("--cpu chooses the CPU of a one-CPU scenario; this one has the machine's topology and runs on all its CPUs".into());
+        }
+        if allowed != f.online_cpus {
+            return Err(format!("the scenario runs on every CPU, but this process may only use {} of {}", CpuList(allowed), CpuList(f.online_cpus.clone())));
+        }
+        return Ok((allowed, format!("the whole machine, each scenario CPU the real CPU of its number; {busy}")));
+    };
     let (cpu, how) = match choice {
-        CpuChoice::Same => (usable(plan.scenario_cpu, f, &allowed)?, "same number"),
+        CpuChoice::Same => (usable(want, f, &allowed)?, "same number"),
         CpuChoice::Cpu(n) => (usable(n, f, &allowed)?, "--cpu"),
         CpuChoice::Auto => {
-            let best = load.iter().filter(|(c, _)| allowed.contains(c)).min_by(|a, b| a.1.total_cmp(&b.1).then((a.0 != plan.scenario_cpu).cmp(&(b.0 != plan.scenario_cpu))));
+            let best = load.iter().filter(|(c, _)| allowed.contains(c)).min_by(|a, b| a.1.total_cmp(&b.1).then((a.0 != want).cmp(&(b.0 != want))));
             (best.map(|b| b.0).ok_or("no allowed CPU could be sampled in /proc/stat")?, "auto: least busy")
         }
     };
-    let all: Vec<String> = allowed.iter().map(|&c| format!("cpu{c} {}", pct(c))).collect();
-    Ok((cpu, format!("{how}; busy in the 300 ms before: {}", all.join(", "))))
+    Ok((vec![cpu], format!("{how}; {busy}")))
 }
 
 /// The measured CPU's SMT siblings (they share its core's execution units).
@@ -147,8 +181,12 @@ fn siblings(f: &Facts, cpu: u32) -> Vec<u32> {
 }
 
 /// Where the controlling thread runs: off the measured CPU, and off its
-/// SMT siblings when there is a choice.
-fn controller_cpus(f: &Facts, cpu: u32, notes: &mut Vec<String>) -> Vec<u32> {
+/// SMT siblings when there is a choice; on a machine-wide run, anywhere.
+fn controller_cpus(f: &Facts, measured: &[u32], notes: &mut Vec<String>) -> Vec<u32> {
+    let &[cpu] = measured else {
+        notes.push("the controlling thread shares the measured CPUs: it sleeps through the run, waking 20 times a second".into());
+        return measured.to_vec();
+    };
     let sib = siblings(f, cpu);
     if !sib.is_empty() {
         notes.push(format!("CPU {cpu} shares its core with CPU {}: load there slows the measured tasks down (SMT)", CpuList(sib.clone())));
@@ -162,15 +200,18 @@ fn controller_cpus(f: &Facts, cpu: u32, notes: &mut Vec<String>) -> Vec<u32> {
     }
 }
 
-/// What spoiled a repetition, in words.
-fn judge(rep: usize, cpu: u32, d: &Disturbance) -> Vec<String> {
-    let pct = |ns: u64| 100.0 * ns as f64 / d.wall_ns.max(1) as f64;
+/// What spoiled a repetition, in words: thresholds and percentages are of
+/// the measured CPUs' time together.
+fn judge(rep: usize, cpus: &[u32], d: &Disturbance) -> Vec<String> {
+    let wall = d.wall_ns.max(1) as f64 * cpus.len() as f64;
+    let pct = |ns: u64| 100.0 * ns as f64 / wall;
+    let which = if cpus.len() == 1 { format!("CPU {}", CpuList(cpus.to_vec())) } else { format!("CPUs {}", CpuList(cpus.to_vec())) };
     let mut out = Vec::new();
-    if d.other_ns as f64 > (0.03 * d.wall_ns as f64).max(30e6) {
-        out.push(format!("rep {}: other tasks/interrupts used {:.0} ms ({:.1} %) of CPU {cpu}", rep + 1, d.other_ns as f64 / 1e6, pct(d.other_ns)));
+    if d.other_ns as f64 > (0.03 * wall).max(30e6) {
+        out.push(format!("rep {}: other tasks/interrupts used {:.0} ms ({:.1} %) of {which}", rep + 1, d.other_ns as f64 / 1e6, pct(d.other_ns)));
     }
-    if d.steal_ns as f64 > (0.01 * d.wall_ns as f64).max(20e6) {
-        out.push(format!("rep {}: the hypervisor stole {:.0} ms ({:.1} %) of CPU {cpu}", rep + 1, d.steal_ns as f64 / 1e6, pct(d.steal_ns)));
+    if d.steal_ns as f64 > (0.01 * wall).max(20e6) {
+        out.push(format!("rep {}: the hypervisor stole {:.0} ms ({:.1} %) of {which}", rep + 1, d.steal_ns as f64 / 1e6, pct(d.steal_ns)));
     }
     out
 }
@@ -196,7 +237,7 @@ fn real_runs(plan: &Plan, cfg: &RealConfig, opts: &Options, progress: &mut dyn F
         progress(r as u32, opts.reps);
         let seed = plan.scenario.sim.seed.wrapping_add(r as u64);
         let run = real::run_rep(plan, cfg, seed)?;
-        let spoiled = judge(r, cfg.cpu, &run.disturbance);
+        let spoiled = judge(r, &cfg.cpus, &run.disturbance);
         if spoiled.is_empty() || discarded.len() >= opts.retry as usize {
             runs.push(run);
         } else {
@@ -212,16 +253,21 @@ pub fn validate(sc: Scenario, opts: &Options, progress: &mut dyn FnMut(u32, u32)
     let f = facts::gather(&Host::live());
     let preset = f.preset.value.ok_or_else(|| format!("cannot validate: {}", f.preset.source))?;
     let version = f.release.value.as_deref().and_then(procfs::parse_release).ok_or("cannot read the kernel version")?;
-    let plan = plan::plan(sc, version, f.online_cpus.len(), preset, opts.duration)?;
+    let machine = plan::Machine {
+        online: f.online_cpus.len(),
+        shape: f.topology.as_ref().ok_or_else(|| f.shape.source.clone()).and_then(|t| t.model_shape()),
+    };
+    let plan = plan::plan(sc, version, &machine, preset, opts.duration)?;
     let mut notes = plan.notes.clone();
     let tuning = tuning(&f, preset, &mut notes);
     feature_notes(&f, preset, &mut notes);
     context_notes(&f, &mut notes);
-    let (cpu, cpu_choice) = choose_cpu(&plan, &f, opts.cpu)?;
+    let (cpus, cpu_choice) = choose_cpus(&plan, &f, opts.cpu)?;
+    idle_wake_note(&plan, &cpus, &mut notes)?;
     let model_runs = measure::run_model(&plan, tuning, opts.reps)?;
     let cfg = RealConfig {
-        cpu,
-        controller_cpus: controller_cpus(&f, cpu, &mut notes),
+        controller_cpus: controller_cpus(&f, &cpus, &mut notes),
+        cpus,
         inject: opts.inject,
         setup_timeout: Duration::from_secs(10),
     };
@@ -234,18 +280,21 @@ pub fn validate(sc: Scenario, opts: &Options, progress: &mut dyn FnMut(u32, u32)
     }
     let measured: Vec<Vec<TaskMeasure>> = kernel_runs.iter().map(|r| r.tasks.clone()).collect();
     let rows = report::compare(&measured, &model_runs, plan.duration_ns);
-    let disturbances = kernel_runs.iter().enumerate().flat_map(|(i, r)| judge(i, cpu, &r.disturbance)).collect();
+    let disturbances = kernel_runs.iter().enumerate().flat_map(|(i, r)| judge(i, &cfg.cpus, &r.disturbance)).collect();
     Ok(Report {
         scenario: opts.path.clone(),
         model: ModelSetup {
             preset: preset.to_string(),
             hz: tuning.hz,
             base_slice_ns: tuning.base_slice_ns,
-            cpus: 1,
+            cpus: match plan.layout {
+                Layout::OneCpu(_) => 1,
+                Layout::Machine(shape) => shape.cpus(),
+            },
             seeds: (0..opts.reps as u64).map(|r| plan.scenario.sim.seed.wrapping_add(r)).collect(),
         },
-        scenario_cpu: plan.scenario_cpu,
-        real_cpu: cpu,
+        scenario_cpu: plan.one_cpu(),
+        real_cpus: cfg.cpus.clone(),
         cpu_choice,
         duration_ns: plan.duration_ns,
         reps: opts.reps,

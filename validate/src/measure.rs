@@ -79,7 +79,7 @@ mod tests {
     #[test]
     fn model_nice_ratio() {
         let text = std::fs::read_to_string(crate::test_data("nice-0-vs-5.toml")).unwrap();
-        let p = plan::plan(parse(&text).unwrap(), (6, 18), 2, "6.18", Some(2_000_000_000)).unwrap();
+        let p = plan::plan(parse(&text).unwrap(), (6, 18), &plan::tests::vm(), "6.18", Some(2_000_000_000)).unwrap();
         let runs = run_model(&p, Tuning { preset: "6.18", hz: 250, base_slice_ns: 1_400_000 }, 2).unwrap();
         assert_eq!(runs.len(), 2);
         let t = &runs[0];

@@ -1,11 +1,16 @@
 //! From a scenario to what validation will run: the task instances, the
-//! one CPU they share, the channels (pipes) between them, the run length —
-//! or a clear refusal of what cannot be run for real (or not modelled yet).
+//! CPUs they run on (one CPU they share, or the whole machine when the
+//! scenario's topology is this machine's), the channels (pipes) between
+//! them, the run length — or a clear refusal of what cannot be run for
+//! real (or not modelled yet).
 //! Workload macros are expanded first, as the model expands them. Also
 //! builds the model's copy of the scenario, tuned like the local kernel.
 
 use std::sync::Arc;
 
+use super::topology::Shape;
+
+use schedlab_engine::lab::build;
 use schedlab_engine::lab::program::Program;
 use schedlab_engine::lab::scenario::{ChannelSpec, CpuList, Named, Policy, Pos, Scenario, StmtKind, Stmt, TaskSpec, Topology, DEFAULT_CHANNEL_CAPACITY};
 
@@ -26,6 +31,8 @@ pub struct Instance {
     pub slice: Option<u64>,
     pub start: u64,
     pub program: Arc<Program>,
+    /// Its affinity as the scenario writes it; None: any CPU.
+    pub cpus: Option<Vec<u32>>,
 }
 
 /// The size every channel's pipe is set to (`F_SETPIPE_SZ`): one page.
@@ -84,11 +91,42 @@ pub struct Plan {
     pub instances: Vec<Instance>,
     /// Channel ids as the instances' programs use them.
     pub channels: Vec<ChannelPlan>,
-    /// The CPU every task is pinned to, as the scenario numbers it.
-    pub scenario_cpu: u32,
+    pub layout: Layout,
     pub duration_ns: u64,
     /// Things the user should know (a capped duration, ignored keys).
     pub notes: Vec<String>,
+}
+
+/// Which CPUs a plan runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Every task pinned to this one CPU (as the scenario numbers it); the
+    /// model runs it alone.
+    OneCpu(u32),
+    /// The scenario's topology is this machine's, numbered alike: every
+    /// CPU is used, tasks keep their affinities (none: any CPU), and the
+    /// model runs the same machine, so placement and balancing compare.
+    Machine(Shape),
+}
+
+impl Plan {
+    /// The scenario's CPU of a one-CPU plan.
+    pub fn one_cpu(&self) -> Option<u32> {
+        match self.layout {
+            Layout::OneCpu(c) => Some(c),
+            Layout::Machine(_) => None,
+        }
+    }
+}
+
+/// The machine a scenario is checked against.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    /// Online CPUs.
+    pub online: usize,
+    /// Its shape, when the engine numbers a machine of that shape alike
+    /// (`HostTopology::model_shape`), or why not.
+    pub shape: Result<Shape, String>,
 }
 
 fn at(key: &str, pos: Pos, msg: impl std::fmt::Display) -> String {
@@ -106,23 +144,41 @@ fn refuse_sim_overrides(sc: &Scenario) -> Result<(), String> {
     Ok(())
 }
 
-/// The CPU count a scenario's `[topology]` asks for.
-fn topology_cpus(t: &Topology) -> u64 {
-    if t.preset.as_ref().is_some_and(|p| p.name == "1cpu") {
-        return 1;
-    }
-    [t.sockets, t.llcs_per_socket, t.cores_per_llc, t.threads_per_core].iter().flatten().map(|(n, _)| *n as u64).product()
+/// The machine a scenario's `[topology]` describes, as the engine builds it.
+fn scenario_shape(sc: &Scenario) -> Result<Shape, String> {
+    let t = build::topology(&sc.topology).map_err(|e| e.to_string())?;
+    Ok(Shape { sockets: t.sockets, llcs_per_socket: t.llcs_per_socket, cores_per_llc: t.cores_per_llc, threads_per_core: t.threads_per_core })
 }
 
-fn refuse_topology(sc: &Scenario, machine_cpus: usize) -> Result<(), String> {
-    let want = topology_cpus(&sc.topology);
-    if want > machine_cpus as u64 {
-        return Err(at("topology", sc.topology.pos, format!("the scenario has {want} CPUs, this machine has {machine_cpus} online")));
+/// One CPU, or — for a multi-CPU scenario — the whole machine, when the
+/// scenario's topology is the machine's.
+fn layout(sc: &Scenario, written: usize, machine: &Machine) -> Result<Layout, String> {
+    let want = scenario_shape(sc)?;
+    if want.cpus() as usize > machine.online {
+        return Err(at("topology", sc.topology.pos, format!("the scenario has {} CPUs, this machine has {} online", want.cpus(), machine.online)));
     }
-    if want > 1 {
-        return Err(at("topology", sc.topology.pos, "multi-CPU scenarios cannot be validated yet: the model has one CPU"));
+    if want.cpus() == 1 {
+        return single_cpu(sc, written).map(Layout::OneCpu);
     }
-    Ok(())
+    let host = machine.shape.as_ref().map_err(|e| at("topology", sc.topology.pos, format!("this machine's topology cannot be modelled CPU for CPU ({e}): only one-CPU scenarios can be validated here")))?;
+    if want != *host {
+        return Err(at(
+            "topology",
+            sc.topology.pos,
+            format!(
+                "a multi-CPU scenario must have this machine's topology to be run on it ({} sockets × {} LLCs × {} cores × {} threads; the scenario has {} × {} × {} × {}), or one CPU",
+                host.sockets, host.llcs_per_socket, host.cores_per_llc, host.threads_per_core, want.sockets, want.llcs_per_socket, want.cores_per_llc, want.threads_per_core
+            ),
+        ));
+    }
+    for (i, t) in sc.tasks.iter().enumerate() {
+        if let Some((list, pos)) = &t.affinity {
+            if let Some(c) = list.0.iter().find(|&&c| c >= want.cpus()) {
+                return Err(at(&format!("{}.affinity", task_key(written, i, t)), *pos, format!("CPU {c} is not one of the scenario's {} CPUs", want.cpus())));
+            }
+        }
+    }
+    Ok(Layout::Machine(want))
 }
 
 /// How errors name task `i` of the expanded scenario: `task[i]` for one
@@ -332,7 +388,8 @@ fn instances(sc: &Scenario, written: usize, names: &mut Resolver) -> Result<Vec<
                 return Err(format!("more than {MAX_THREADS} tasks: too many threads to validate"));
             }
             let name = if t.count == 1 { t.name.clone() } else { format!("{}.{k}", t.name) };
-            out.push(Instance { name, nice: t.nice, policy: t.policy, slice: t.slice, start: t.start, program: program.clone() });
+            let cpus = t.affinity.as_ref().map(|(l, _)| l.0.clone());
+            out.push(Instance { name, nice: t.nice, policy: t.policy, slice: t.slice, start: t.start, program: program.clone(), cpus });
         }
     }
     Ok(out)
@@ -365,16 +422,15 @@ fn tunable_notes(sc: &Scenario, preset: &str, notes: &mut Vec<String>) {
 
 /// Checks a scenario and lays out its run. `version` is the local
 /// kernel's, `machine_cpus` its online CPU count, `preset` the model's.
-pub fn plan(sc: Scenario, version: (u32, u32), machine_cpus: usize, preset: &str, requested: Option<u64>) -> Result<Plan, String> {
+pub fn plan(sc: Scenario, version: (u32, u32), machine: &Machine, preset: &str, requested: Option<u64>) -> Result<Plan, String> {
     refuse_sim_overrides(&sc)?;
-    refuse_topology(&sc, machine_cpus)?;
     let written_channels = sc.channels.len();
     let (sc, written) = expand(sc)?;
+    let layout = layout(&sc, written, machine)?;
     refuse_call_reply(&sc, written)?;
     let mut names = Resolver { specs: &sc.channels, chans: Vec::new(), tasks: instance_names(&sc.tasks) };
     let instances = instances(&sc, written, &mut names)?;
     let channels = channel_plans(&sc, written_channels, &names.chans)?;
-    let scenario_cpu = single_cpu(&sc, written)?;
     refuse_custom_slice(&sc, written, version)?;
     let mut notes = Vec::new();
     let duration_ns = duration(&sc, requested, &mut notes)?;
@@ -388,7 +444,7 @@ pub fn plan(sc: Scenario, version: (u32, u32), machine_cpus: usize, preset: &str
         notes.push(format!("sync = false channels are real-time signal queues (rt_tgsigqueueinfo() to the receiver, taken with sigwaitinfo()): {}", queues.join(", ")));
     }
     process_note(&sc, !channels.is_empty(), &mut notes);
-    Ok(Plan { scenario: sc, instances, channels, scenario_cpu, duration_ns, notes })
+    Ok(Plan { scenario: sc, instances, channels, layout, duration_ns, notes })
 }
 
 /// The local kernel's tunables, as the model takes them.
@@ -400,7 +456,8 @@ pub struct Tuning<'a> {
 }
 
 /// The scenario the model runs: the local kernel's preset, HZ and base
-/// slice, one CPU (numbered 0), this run's duration and seed.
+/// slice, this run's duration and seed, and one CPU (numbered 0) or the
+/// scenario's own machine.
 pub fn model_scenario(plan: &Plan, tuning: Tuning, seed: u64) -> Scenario {
     let mut sc = plan.scenario.clone();
     sc.sim.kernel = Named { name: tuning.preset.to_string(), key: "sim.kernel".into(), pos: Pos::START };
@@ -409,6 +466,9 @@ pub fn model_scenario(plan: &Plan, tuning: Tuning, seed: u64) -> Scenario {
     sc.sim.tunable_scaling = None;
     sc.sim.duration = plan.duration_ns;
     sc.sim.seed = seed;
+    if let Layout::Machine(_) = plan.layout {
+        return sc;
+    }
     sc.topology = Topology { preset: None, sockets: None, llcs_per_socket: None, cores_per_llc: None, threads_per_core: None, pos: Pos::START };
     for t in &mut sc.tasks {
         t.affinity = t.affinity.take().map(|(_, pos)| (CpuList(vec![0]), pos));
@@ -417,15 +477,20 @@ pub fn model_scenario(plan: &Plan, tuning: Tuning, seed: u64) -> Scenario {
 }
 
 #[cfg(test)]
-mod tests {
+pub mod tests {
     use super::*;
     use schedlab_engine::lab::scenario::parse;
 
     const NICE: &str = "[sim]\nduration = \"2s\"\n[[task]]\nname = \"a\"\naffinity = \"1\"\nprogram = \"run\"\n\
                         [[task]]\nname = \"b\"\nnice = 5\ncount = 2\naffinity = \"1\"\nprogram = \"loop { sleep 10ms; run 1ms }\"\n";
 
+    /// This machine: two cores of one LLC.
+    pub fn vm() -> Machine {
+        Machine { online: 2, shape: Ok(Shape { sockets: 1, llcs_per_socket: 1, cores_per_llc: 2, threads_per_core: 1 }) }
+    }
+
     fn try_plan(text: &str) -> Result<Plan, String> {
-        plan(parse(text).map_err(|e| e.to_string())?, (6, 18), 2, "6.18", None)
+        plan(parse(text).map_err(|e| e.to_string())?, (6, 18), &vm(), "6.18", None)
     }
 
     #[test]
@@ -433,7 +498,7 @@ mod tests {
         let p = try_plan(NICE).unwrap();
         let names: Vec<&str> = p.instances.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(names, ["a", "b.0", "b.1"]);
-        assert_eq!((p.scenario_cpu, p.duration_ns), (1, 2_000_000_000));
+        assert_eq!((p.layout, p.duration_ns), (Layout::OneCpu(1), 2_000_000_000));
         assert_eq!(p.instances[2].nice, 5);
     }
 
@@ -452,7 +517,8 @@ mod tests {
             ("[[workload]]\nkind = \"pipe-test\"\ncpu = -1\n", "task `pipe-test-a`.affinity"),
             ("[sim]\nfeatures = { RUN_TO_PARITY = false }\n[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"run\"\n", "feature flags"),
             ("[topology]\nsockets = 2\ncores_per_llc = 4\n[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"run\"\n", "this machine has 2"),
-            ("[topology]\ncores_per_llc = 2\n[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"run\"\n", "model has one CPU"),
+            ("[topology]\nsockets = 2\n[[task]]\nname = \"a\"\nprogram = \"run\"\n", "topology at line 1, column 1: a multi-CPU scenario must have this machine's topology to be run on it (1 sockets × 1 LLCs × 2 cores × 1 threads; the scenario has 2 × 1 × 1 × 1)"),
+            ("[topology]\npreset = \"2cpu-vm\"\n[[task]]\nname = \"a\"\naffinity = \"1-2\"\nprogram = \"run\"\n", "task[0].affinity at line 5, column 12: CPU 2 is not one of the scenario's 2 CPUs"),
             ("[[channel]]\nname = \"q\"\nsync = false\n[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"send q\"\n", "channel[0].sync at line 1, column 1: channel `q`: a signal queue (sync = false) needs a task that receives"),
             ("[[channel]]\nname = \"q\"\nsync = false\n[[task]]\nname = \"a\"\naffinity = \"0\"\ncount = 2\nprogram = \"recv q\"\n", "only one task (instance) may receive"),
         ];
@@ -531,11 +597,11 @@ mod tests {
     #[test]
     fn custom_slices_need_6_12() {
         let text = "[[task]]\nname = \"a\"\naffinity = \"0\"\nslice = \"300us\"\nprogram = \"run\"\n";
-        assert!(plan(parse(text).unwrap(), (6, 12), 2, "6.12", None).is_ok());
-        let e = plan(parse(text).unwrap(), (6, 8), 2, "6.6", None).unwrap_err();
+        assert!(plan(parse(text).unwrap(), (6, 12), &vm(), "6.12", None).is_ok());
+        let e = plan(parse(text).unwrap(), (6, 8), &vm(), "6.6", None).unwrap_err();
         assert!(e.contains("6.12"), "{e}");
         let text = "[[task]]\nname = \"a\"\naffinity = \"0\"\nprogram = \"loop { slice 1ms; run 1ms }\"\n";
-        assert!(plan(parse(text).unwrap(), (6, 6), 2, "6.6", None).is_err());
+        assert!(plan(parse(text).unwrap(), (6, 6), &vm(), "6.6", None).is_err());
     }
 
     #[test]
@@ -544,7 +610,7 @@ mod tests {
         let p = try_plan(text).unwrap();
         assert_eq!(p.duration_ns, DEFAULT_MAX_DURATION_NS);
         assert!(p.notes[0].contains("capped"));
-        let p = plan(parse(text).unwrap(), (6, 18), 2, "6.18", Some(30_000_000_000)).unwrap();
+        let p = plan(parse(text).unwrap(), (6, 18), &vm(), "6.18", Some(30_000_000_000)).unwrap();
         assert_eq!(p.duration_ns, 30_000_000_000);
     }
 
@@ -555,5 +621,26 @@ mod tests {
         let (sim, cfg) = schedlab_engine::build(&sc, &Default::default(), schedlab_engine::LogMode::HashOnly).unwrap();
         assert_eq!((cfg.kernel.as_str(), cfg.tunables.hz, cfg.tunables.base_slice, cfg.seed), ("6.12", 1000, 1_400_000, 7));
         assert_eq!(sim.sched().tasks.len(), 3);
+    }
+
+    /// A scenario of this machine's shape runs on the whole machine: tasks
+    /// without an affinity may run anywhere, pinned ones keep their CPUs,
+    /// and the model gets the same two CPUs (a preset or counts alike).
+    #[test]
+    fn a_scenario_of_the_machines_shape_runs_on_the_whole_machine() {
+        for topo in ["preset = \"2cpu-vm\"", "cores_per_llc = 2"] {
+            let text = format!("[topology]\n{topo}\n[[task]]\nname = \"a\"\ncount = 2\nprogram = \"run\"\n[[task]]\nname = \"b\"\naffinity = \"1\"\nprogram = \"run\"\n");
+            let p = try_plan(&text).unwrap();
+            assert_eq!(p.layout, Layout::Machine(vm().shape.unwrap()));
+            let cpus: Vec<Option<Vec<u32>>> = p.instances.iter().map(|i| i.cpus.clone()).collect();
+            assert_eq!(cpus, [None, None, Some(vec![1])]);
+            let sc = model_scenario(&p, Tuning { preset: "6.18", hz: 250, base_slice_ns: 2_800_000 }, 1);
+            let (sim, _) = schedlab_engine::build(&sc, &Default::default(), schedlab_engine::LogMode::HashOnly).unwrap();
+            assert_eq!(sim.sched().topo.nr_cpus(), 2);
+        }
+        let mut odd = vm();
+        odd.shape = Err("asymmetric topology".into());
+        let e = plan(parse("[topology]\ncores_per_llc = 2\n[[task]]\nname = \"a\"\nprogram = \"run\"\n").unwrap(), (6, 18), &odd, "6.18", None).unwrap_err();
+        assert!(e.contains("cannot be modelled CPU for CPU (asymmetric topology)"), "{e}");
     }
 }

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::facts::Host;
 use super::ipc::Ipc;
 use super::measure::TaskMeasure;
-use super::plan::Plan;
+use super::plan::{Instance, Layout, Plan};
 use super::procfs::{self, CpuTimes, SchedStat, TaskSched};
 use super::sys;
 use super::worker::{self, Ready, Shared, WorkerReport, WorkerSpec};
@@ -20,8 +20,10 @@ use super::worker::{self, Ready, Shared, WorkerReport, WorkerSpec};
 /// How the repetitions run on this machine.
 #[derive(Clone, Debug)]
 pub struct RealConfig {
-    /// The real CPU the scenario's CPU maps to.
-    pub cpu: u32,
+    /// The real CPUs measured: the one the scenario's CPU maps to, or
+    /// (a `Layout::Machine` plan) every CPU, numbered as the scenario
+    /// numbers them.
+    pub cpus: Vec<u32>,
     /// CPUs the controlling thread may use (the others, when there are).
     pub controller_cpus: Vec<u32>,
     /// Test hook: worker `index` fails this many ns into the run.
@@ -30,11 +32,11 @@ pub struct RealConfig {
     pub setup_timeout: Duration,
 }
 
-/// What else happened on the measured CPU during a repetition.
+/// What else happened on the measured CPUs during a repetition.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct Disturbance {
     pub wall_ns: u64,
-    /// The CPU's busy time per /proc/stat, ns (USER_HZ resolution).
+    /// The CPUs' busy time per /proc/stat, ns (USER_HZ resolution).
     pub busy_ns: u64,
     /// CPU time of the scenario's tasks, ns.
     pub ours_ns: u64,
@@ -85,8 +87,9 @@ impl Drop for Crew {
     }
 }
 
-/// Pins the calling (controlling) thread away from the measured CPU and
-/// restores its affinity when dropped.
+/// Pins the calling (controlling) thread away from the measured CPU (when
+/// there is a CPU that is not measured) and restores its affinity when
+/// dropped.
 struct ControllerPin {
     old: Option<Vec<u32>>,
 }
@@ -147,7 +150,9 @@ fn collect_ready(rx: &mpsc::Receiver<Result<Ready, String>>, n: usize, timeout: 
     Ok(ready)
 }
 
-/// Sleeps through the run, watching for Ctrl-C and worker failures.
+/// Sleeps through the run, watching for Ctrl-C and worker failures every
+/// 50 ms: on a machine-wide run the controller shares the measured CPUs,
+/// so it wakes rarely (20 times a second, a few µs each).
 fn wait_out(shared: &Shared, end: u64) -> Result<(), String> {
     loop {
         if sys::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
@@ -160,21 +165,26 @@ fn wait_out(shared: &Shared, end: u64) -> Result<(), String> {
         if now >= end {
             return Ok(());
         }
-        std::thread::sleep(Duration::from_nanos((end - now).min(5_000_000)));
+        std::thread::sleep(Duration::from_nanos((end - now).min(50_000_000)));
     }
 }
 
-fn proc_stat_cpu(cpu: u32) -> Option<CpuTimes> {
-    let text = Host::live().read("/proc/stat").ok()?;
-    procfs::parse_proc_stat(&text).into_iter().find(|c| c.cpu == cpu)
+/// The measured CPUs' /proc/stat lines.
+fn proc_stat_cpus(cpus: &[u32]) -> Vec<CpuTimes> {
+    let text = Host::live().read("/proc/stat").unwrap_or_default();
+    procfs::parse_proc_stat(&text).into_iter().filter(|c| cpus.contains(&c.cpu)).collect()
 }
 
-fn disturbance(before: Option<CpuTimes>, after: Option<CpuTimes>, wall_ns: u64, ours_ns: u64) -> Disturbance {
+/// Busy and stolen time over the measured CPUs between two reads, ns.
+fn disturbance(before: &[CpuTimes], after: &[CpuTimes], wall_ns: u64, ours_ns: u64) -> Disturbance {
     let tick = 1_000_000_000 / sys::user_hz();
-    let (busy, steal) = match (before, after) {
-        (Some(a), Some(b)) => (b.busy().saturating_sub(a.busy()) * tick, b.steal.saturating_sub(a.steal) * tick),
-        _ => (0, 0),
-    };
+    let (mut busy, mut steal) = (0, 0);
+    for b in after {
+        if let Some(a) = before.iter().find(|a| a.cpu == b.cpu) {
+            busy += b.busy().saturating_sub(a.busy()) * tick;
+            steal += b.steal.saturating_sub(a.steal) * tick;
+        }
+    }
     Disturbance { wall_ns, busy_ns: busy, ours_ns, other_ns: busy.saturating_sub(ours_ns), steal_ns: steal }
 }
 
@@ -192,6 +202,16 @@ fn measure(name: &str, a: &Snap, b: &Snap, report: &WorkerReport) -> TaskMeasure
     }
 }
 
+/// A worker's CPUs: the measured CPU of a one-CPU plan; on the whole
+/// machine, the task's affinity (the scenario's CPU numbers are the
+/// machine's), or every measured CPU.
+fn worker_cpus(plan: &Plan, cfg: &RealConfig, inst: &Instance) -> Vec<u32> {
+    match (plan.layout, &inst.cpus) {
+        (Layout::Machine(_), Some(cpus)) => cpus.clone(),
+        _ => cfg.cpus.clone(),
+    }
+}
+
 fn specs(plan: &Plan, cfg: &RealConfig, seed: u64) -> Vec<WorkerSpec> {
     plan.instances
         .iter()
@@ -199,7 +219,7 @@ fn specs(plan: &Plan, cfg: &RealConfig, seed: u64) -> Vec<WorkerSpec> {
         .map(|(i, inst)| WorkerSpec {
             index: i,
             name: inst.name.clone(),
-            cpu: cfg.cpu,
+            cpus: worker_cpus(plan, cfg, inst),
             nice: inst.nice,
             policy: inst.policy,
             slice: inst.slice,
@@ -228,12 +248,12 @@ pub fn run_rep(plan: &Plan, cfg: &RealConfig, seed: u64) -> Result<RepOutcome, S
         shared.ipc.set_tid(r.index as u32, r.tid);
     }
     let before = snapshot(&ready)?;
-    let stat0 = proc_stat_cpu(cfg.cpu);
+    let stat0 = proc_stat_cpus(&cfg.cpus);
     let t0 = sys::monotonic_ns();
     shared.open_gate(t0, plan.duration_ns);
     wait_out(&shared, t0 + plan.duration_ns)?;
     let after = snapshot(&ready)?;
-    let (stat1, wall) = (proc_stat_cpu(cfg.cpu), sys::monotonic_ns() - t0);
+    let (stat1, wall) = (proc_stat_cpus(&cfg.cpus), sys::monotonic_ns() - t0);
     let reports = crew.finish()?;
     if let Some(f) = shared.failure() {
         return Err(f);
@@ -241,7 +261,7 @@ pub fn run_rep(plan: &Plan, cfg: &RealConfig, seed: u64) -> Result<RepOutcome, S
     let tasks: Vec<TaskMeasure> =
         plan.instances.iter().enumerate().map(|(i, inst)| measure(&inst.name, &before[i], &after[i], &reports[i])).collect();
     let ours = tasks.iter().map(|t| t.cpu_time_ns).sum();
-    Ok(RepOutcome { disturbance: disturbance(stat0, stat1, wall, ours), tasks, pipe_bytes })
+    Ok(RepOutcome { disturbance: disturbance(&stat0, &stat1, wall, ours), tasks, pipe_bytes })
 }
 
 /// Names of this process's threads that are validation workers.

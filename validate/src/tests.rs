@@ -106,9 +106,9 @@ fn injected_failure_ends_blocked_pipe_readers_writers_and_waiters() {
 #[test]
 fn blocked_workers_end_with_the_run() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let mut p = plan::plan(parse(BLOCKED).unwrap(), (6, 18), 2, "6.18", None).unwrap();
+    let mut p = plan::plan(parse(BLOCKED).unwrap(), (6, 18), &plan::tests::vm(), "6.18", None).unwrap();
     p.duration_ns = 300_000_000;
-    let cfg = RealConfig { cpu: some_cpu(), controller_cpus: vec![], inject: None, setup_timeout: Duration::from_secs(10) };
+    let cfg = RealConfig { cpus: vec![some_cpu()], controller_cpus: vec![], inject: None, setup_timeout: Duration::from_secs(10) };
     let out = within(Duration::from_secs(30), move || real::run_rep(&p, &cfg, 1)).unwrap();
     assert_no_workers();
     assert_eq!(out.pipe_bytes, [4096, 4096], "one page each");
@@ -123,8 +123,8 @@ fn blocked_workers_end_with_the_run() {
 #[test]
 fn setup_failure_cleans_up() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let p = plan::plan(parse(SCENARIO).unwrap(), (6, 18), 2, "6.18", None).unwrap();
-    let cfg = RealConfig { cpu: 4000, controller_cpus: vec![], inject: None, setup_timeout: Duration::from_secs(10) };
+    let p = plan::plan(parse(SCENARIO).unwrap(), (6, 18), &plan::tests::vm(), "6.18", None).unwrap();
+    let cfg = RealConfig { cpus: vec![4000], controller_cpus: vec![], inject: None, setup_timeout: Duration::from_secs(10) };
     let err = real::run_rep(&p, &cfg, 1).unwrap_err();
     assert!(err.contains("pin to CPU 4000"), "{err}");
     assert_no_workers();

@@ -2,14 +2,16 @@
 //! drivers/base/topology.c and drivers/base/cacheinfo.c), and the
 //! `[topology]` shape of a schedlab scenario that would model it.
 //!
-//! The engine models one CPU so far; `Shape` is what validation will hand
-//! it once multi-CPU topologies exist.
+//! A scenario whose `[topology]` is this machine's `Shape`, numbered CPU
+//! for CPU as the engine numbers its CPUs, runs on the whole machine
+//! (`plan::Layout::Machine`).
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde::Serialize;
 
+use schedlab_engine::kernel::sched::topology::{CpuInfo, Topology};
 use schedlab_engine::lab::scenario::CpuList;
 
 /// One online CPU as sysfs describes it.
@@ -50,9 +52,7 @@ impl Shape {
         self.sockets * self.llcs_per_socket * self.cores_per_llc * self.threads_per_core
     }
 
-    /// The scenario table that describes this shape (for the model once
-    /// it has multi-CPU topologies; validation emits one-CPU scenarios).
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// The scenario table that describes this shape.
     pub fn to_toml(self) -> String {
         format!(
             "[topology]\nsockets = {}\nllcs_per_socket = {}\ncores_per_llc = {}\nthreads_per_core = {}\n",
@@ -165,6 +165,37 @@ impl HostTopology {
         }
         Ok(shape)
     }
+
+    /// The shape, when CPU n of the engine's machine of that shape
+    /// (`Topology::new`: SMT siblings numbered a core count apart, as Linux
+    /// numbers x86 threads) is CPU n here: same core, LLC and socket
+    /// neighbours. Only then can a scenario's CPU numbers (affinities)
+    /// mean the same CPUs on both sides.
+    pub fn model_shape(&self) -> Result<Shape, String> {
+        let shape = self.shape()?;
+        let model = Topology::new("host", shape.sockets, shape.llcs_per_socket, shape.cores_per_llc, shape.threads_per_core);
+        let alike = |cpu: u32, key: fn(&CpuInfo) -> u32| -> Vec<u32> {
+            let k = key(&model.cpus[cpu as usize]);
+            (0..model.nr_cpus()).filter(|&o| key(&model.cpus[o as usize]) == k).collect()
+        };
+        for c in &self.cpus {
+            if c.cpu >= model.nr_cpus() {
+                return Err(format!("CPU {} is numbered past the {} CPUs of its shape", c.cpu, model.nr_cpus()));
+            }
+            let socket: Vec<u32> = self.cpus.iter().filter(|o| o.package == c.package).map(|o| o.cpu).collect();
+            let numbered_alike = c.core_cpus == alike(c.cpu, |i| i.core) && self.llc_of(c) == alike(c.cpu, |i| i.llc) && socket == alike(c.cpu, |i| i.socket);
+            if !numbered_alike {
+                return Err(format!(
+                    "CPU {}'s core, LLC or socket neighbours ({}, {}, {}) are not those the model numbers for its shape",
+                    c.cpu,
+                    CpuList(c.core_cpus.clone()),
+                    CpuList(self.llc_of(c)),
+                    CpuList(socket)
+                ));
+            }
+        }
+        Ok(shape)
+    }
 }
 
 #[cfg(test)]
@@ -182,6 +213,7 @@ mod tests {
         assert_eq!(c1.cluster_cpus, Some(vec![1]));
         assert_eq!(c1.llc_cpus, Some(vec![0, 1]));
         assert_eq!(t.shape().unwrap(), Shape { sockets: 1, llcs_per_socket: 1, cores_per_llc: 2, threads_per_core: 1 });
+        assert_eq!(t.model_shape(), t.shape());
     }
 
     /// Hand-written: 2 sockets × 2 LLCs (CCX) × 2 cores × 2 SMT threads,
@@ -198,6 +230,24 @@ mod tests {
         assert_eq!(shape.cpus(), 16);
         let sc = schedlab_engine::lab::scenario::parse(&shape.to_toml()).unwrap();
         assert_eq!(sc.topology.threads_per_core.map(|t| t.0), Some(2));
+        // Linux's numbering is the engine's: thread 1 of core 5 is CPU 13
+        // in both.
+        assert_eq!(t.model_shape(), Ok(shape));
+    }
+
+    /// SMT siblings numbered next to each other (0,1 a core; as some ARM
+    /// and older BIOSes number them) are not the engine's numbering: CPU 1
+    /// would be another core in the model.
+    #[test]
+    fn adjacent_siblings_are_numbered_unlike_the_model() {
+        let mut t = read_topology(&test_data("sysfs-2socket-2llc-smt2/sys/devices/system/cpu")).unwrap();
+        for c in &mut t.cpus {
+            let first = c.cpu & !1;
+            c.core_cpus = vec![first, first + 1];
+        }
+        assert!(t.shape().is_ok());
+        let e = t.model_shape().unwrap_err();
+        assert!(e.contains("CPU 0's core") && e.contains("not those the model numbers"), "{e}");
     }
 
     #[test]

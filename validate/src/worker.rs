@@ -14,7 +14,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use schedlab_engine::lab::trace::hist::Hist;
 use schedlab_engine::lab::program::{Action, Cursor, Program};
 use schedlab_engine::lab::rng::Rng;
-use schedlab_engine::lab::scenario::Policy;
+use schedlab_engine::lab::scenario::{CpuList, Policy};
 use schedlab_engine::lab::sim::{STATEMENT_BUDGET, TIMER_SLACK_NS};
 
 use super::ipc::{Io, Ipc};
@@ -103,7 +103,8 @@ impl Shared {
 pub struct WorkerSpec {
     pub index: usize,
     pub name: String,
-    pub cpu: u32,
+    /// The CPUs it may run on (as the real machine numbers them).
+    pub cpus: Vec<u32>,
     pub nice: i32,
     pub policy: Policy,
     pub slice: Option<u64>,
@@ -149,7 +150,7 @@ fn os_err(what: &str, e: std::io::Error) -> String {
 /// Pins the thread and gives it the task's scheduling attributes.
 fn setup(spec: &WorkerSpec, shared: &Shared) -> Result<Ready, String> {
     let who = &spec.name;
-    sys::set_affinity(0, &[spec.cpu]).map_err(|e| os_err(&format!("{who}: pin to CPU {}", spec.cpu), e))?;
+    sys::set_affinity(0, &spec.cpus).map_err(|e| os_err(&format!("{who}: pin to CPU {}", CpuList(spec.cpus.clone())), e))?;
     sys::set_timer_slack(1).map_err(|e| os_err(&format!("{who}: timer slack"), e))?;
     let signals = [&[libc::SIGPIPE][..], &shared.ipc.signals()].concat();
     sys::block_signals(&signals).map_err(|e| os_err(&format!("{who}: block SIGPIPE and the signal queues' signals"), e))?;

@@ -147,7 +147,7 @@ pub fn config(sc: &Scenario, ov: &Overrides) -> Result<Config, ScenarioError> {
 
 /// The machine of the scenario: a preset, or explicit counts (missing
 /// counts are 1).
-fn topology(t: &scenario::Topology) -> Result<Topology, ScenarioError> {
+pub fn topology(t: &scenario::Topology) -> Result<Topology, ScenarioError> {
     if let Some(p) = &t.preset {
         let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
         return Topology::preset(&p.name).ok_or_else(|| ScenarioError::at(p, unknown("topology preset", &p.name, &names)));
