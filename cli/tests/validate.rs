@@ -3,10 +3,13 @@
 //! kernel (within 5 %) and in the model (within 2 %); a pipe ping-pong must
 //! switch each task out once per round trip on both; stress-ng sigfd's
 //! child, sending real-time signals, must be preempted once per turn of its
-//! parent on both.
+//! parent on both. On the whole machine (two CPUs, the machine's shape):
+//! three hogs must share two CPUs evenly through the load balancer, and
+//! two ping-pong pairs must settle one per CPU, on both.
 //!
 //! The work runs in a child process (`schedlab validate --json`) whose
-//! threads are pinned to the least busy CPU, so the test harness's own
+//! threads are pinned to the least busy CPU (one-CPU scenarios; the
+//! machine-wide ones use every CPU), so the test harness's own
 //! threads do not compete with them; the ratio of the two tasks' CPU times
 //! does not depend on how much of the CPU other processes take (both lose
 //! in proportion to their weights), and the median of three repetitions
@@ -42,19 +45,20 @@ fn on_linux(test: &str) -> bool {
     false
 }
 
-/// `schedlab validate --json` of data file `name` on the least busy CPU,
-/// with `run` (repetitions, duration, retries).
+/// `schedlab validate --json` of data file `name`, with `run` (the CPU,
+/// repetitions, duration, retries).
 fn validate_report(name: &str, run: &[&str]) -> serde_json::Value {
     let path = data(name);
-    let args = [&["validate", path.to_str().unwrap(), "--json", "--cpu", "auto"][..], run].concat();
+    let args = [&["validate", path.to_str().unwrap(), "--json"][..], run].concat();
     let out = schedlab(&args, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "schedlab validate failed: {stderr}");
     serde_json::from_slice(&out.stdout).expect("JSON report")
 }
 
-/// One repetition of 1 s, retried up to 3 times if disturbed.
-const ONE_SECOND: &[&str] = &["--reps", "1", "--retry", "3", "--duration", "1s"];
+/// On the least busy CPU, one repetition of 1 s, retried up to 3 times if
+/// disturbed.
+const ONE_SECOND: &[&str] = &["--cpu", "auto", "--reps", "1", "--retry", "3", "--duration", "1s"];
 
 /// Field `k` of a task's JSON, as a number.
 fn get(t: &serde_json::Value, k: &str) -> f64 {
@@ -78,7 +82,7 @@ fn nice_0_vs_5_shares_match_kernel_and_model() {
         return;
     }
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let report = validate_report("nice-0-vs-5.toml", &["--reps", "3", "--duration", "2s"]);
+    let report = validate_report("nice-0-vs-5.toml", &["--cpu", "auto", "--reps", "3", "--duration", "2s"]);
     let expected = 1024.0 / 335.0;
 
     let kernel: Vec<f64> = report["kernel_runs"].as_array().unwrap().iter().map(|r| ratio(&r["tasks"])).collect();
@@ -238,9 +242,8 @@ fn stress_sigfd_hands_the_cpu_back_once_per_preemption() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let report = validate_report("stress-sigfd.toml", ONE_SECOND);
     let turns = |tasks: &serde_json::Value| {
-        let by = |name: &str| tasks.as_array().unwrap().iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("{name} in {tasks}")).clone();
-        let (parent, child) = (by("stress-sigfd-0"), by("stress-sigfd-0-c"));
-        (get(&child, "nr_involuntary_switches"), get(&parent, "nr_voluntary_switches") + get(&parent, "nr_involuntary_switches"), get(&parent, "ops"))
+        let (parent, child) = (by_name(tasks, "stress-sigfd-0"), by_name(tasks, "stress-sigfd-0-c"));
+        (get(child, "nr_involuntary_switches"), get(parent, "nr_voluntary_switches") + get(parent, "nr_involuntary_switches"), get(parent, "ops"))
     };
     let (preempted, handed, reads) = turns(&report["kernel_runs"][0]["tasks"]);
     eprintln!("kernel: child preempted {preempted}, parent switched out {handed}, {reads} loops; disturbances: {}", report["disturbances"]);
@@ -248,4 +251,62 @@ fn stress_sigfd_hands_the_cpu_back_once_per_preemption() {
     assert!((preempted - handed).abs() <= 0.01 * handed + 100.0, "kernel: child preempted {preempted} times, parent switched out {handed}");
     let (preempted, handed, _) = turns(&report["model_runs"][0]);
     assert!((preempted - handed).abs() <= 2.0, "model: child preempted {preempted} times, parent switched out {handed}");
+}
+
+/// The tasks of one run (a kernel repetition's or a model seed's), by name.
+fn by_name<'a>(tasks: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    tasks.as_array().unwrap().iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("{name} in {tasks}"))
+}
+
+/// `three-hogs-two-cpus.toml` on the whole machine: the load balancer
+/// shares two CPUs among three hogs. Without it one hog would keep a CPU
+/// to itself (100 % against 50 % and 50 %); with it each gets two thirds
+/// over the run, moving a few times a second (4 s runs of this machine:
+/// 61–71 % and 1–4 migrations a second per hog, in the kernel and the
+/// model alike). In 3 s each hog must get 55–78 % of a CPU and the three
+/// must have moved at least 3 times, on both sides; the two CPUs are all
+/// theirs (the model's shares add up to 200 %, the kernel's to at least
+/// 190 %).
+#[test]
+fn three_hogs_share_two_cpus_through_the_balancer() {
+    if !on_linux("three_hogs_share_two_cpus_through_the_balancer") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let report = validate_report("three-hogs-two-cpus.toml", &["--reps", "1", "--retry", "3", "--duration", "3s"]);
+    assert_eq!(report["model"]["cpus"], 2, "the model runs the machine's two CPUs");
+    for (side, tasks) in [("kernel", &report["kernel_runs"][0]["tasks"]), ("model", &report["model_runs"][0])] {
+        let hogs: Vec<&serde_json::Value> = (0..3).map(|i| by_name(tasks, &format!("hog.{i}"))).collect();
+        let shares: Vec<f64> = hogs.iter().map(|t| get(t, "cpu_time_ns") / 3e9 * 100.0).collect();
+        let moves: f64 = hogs.iter().map(|t| get(t, "nr_migrations")).sum();
+        eprintln!("{side}: shares {shares:.1?} %, {moves} migrations");
+        assert!(shares.iter().all(|s| (55.0..=78.0).contains(s)), "{side}: shares {shares:?}");
+        assert!(moves >= 3.0, "{side}: only {moves} migrations");
+        let total: f64 = shares.iter().sum();
+        assert!((190.0..=200.5).contains(&total), "{side}: the hogs took {total:.1} % of two CPUs");
+    }
+}
+
+/// `two-pipe-pairs.toml` on the whole machine: each pair settles on a CPU
+/// of its own and keeps it (4 s runs of this machine: 0–2 migrations a
+/// second per task, each task 49–50 % of a CPU, in the kernel and the
+/// model). In 2 s no task may move more than 10 times, each must get
+/// 40–60 % of a CPU, and the two pairs must make their round trips within
+/// 25 % of each other, on both sides.
+#[test]
+fn two_ping_pong_pairs_settle_one_per_cpu() {
+    if !on_linux("two_ping_pong_pairs_settle_one_per_cpu") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let report = validate_report("two-pipe-pairs.toml", &["--reps", "1", "--retry", "3", "--duration", "2s"]);
+    for (side, tasks) in [("kernel", &report["kernel_runs"][0]["tasks"]), ("model", &report["model_runs"][0])] {
+        for t in tasks.as_array().unwrap() {
+            let (moves, share) = (get(t, "nr_migrations"), get(t, "cpu_time_ns") / 2e9 * 100.0);
+            assert!(moves <= 10.0 && (40.0..=60.0).contains(&share), "{side}: {} moved {moves} times, {share:.1} % of a CPU", t["name"]);
+        }
+        let (a, b) = (get(by_name(tasks, "ping0"), "ops"), get(by_name(tasks, "ping1"), "ops"));
+        eprintln!("{side}: round trips {a} and {b}");
+        assert!(a.min(b) >= 0.75 * a.max(b), "{side}: one pair made {a} round trips, the other {b}");
+    }
 }
