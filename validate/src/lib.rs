@@ -197,7 +197,7 @@ pub fn render(r: &Report) -> String {
     out += &report::table(&r.rows);
     out += &format!("\n{} of {} within tolerance.\n", r.within, r.rows.len());
     if r.disturbances.is_empty() {
-        out += "disturbances: none detected (other load and steal on the measured CPU stayed below 3 % / 1 %)\n";
+        out += "disturbances: none detected (other load and steal on the measured CPUs stayed below 3 % / 1 %)\n";
     } else {
         out += "disturbances:\n";
         for d in &r.disturbances {
