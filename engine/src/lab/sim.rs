@@ -472,6 +472,7 @@ impl Simulation {
             EvKind::BurstEnd(cpu) => self.run_cpu(cpu, true),
             EvKind::IdleExit(cpu) => {
                 self.state.cpus[cpu as usize].exiting = false;
+                self.state.sched.sched_ttwu_pending(cpu);
                 self.run_cpu(cpu, false);
             }
             EvKind::Tick(cpu) => {
@@ -503,6 +504,7 @@ impl Simulation {
                     self.state.push(at, EvKind::IdleExit(cpu));
                     continue;
                 }
+                self.state.sched.sched_ttwu_pending(cpu);
             }
             self.run_cpu(cpu, false);
         }

@@ -166,3 +166,34 @@ fn the_menu_governor_predicts_from_repeating_intervals_as_each_kernel_does() {
     let spr = IDLE_STATES.iter().find(|p| p.0 == "spr-2s-224").unwrap().1;
     assert_eq!(cpuidle_poll_time(spr, 4_000_000), 250_000);
 }
+
+/// A wake-up onto another idle CPU of the waker's LLC goes on that CPU's
+/// wake list in v6.5–v6.18 (ttwu_queue_cond(), TTWU_QUEUE_IDLE): the CPU
+/// enqueues the task itself once the IPI has brought it out of idle, so
+/// the exit counts in the task's wake-up latency but not in its run delay
+/// (sched_info_enqueue() runs at the enqueue). v5.15 enqueues it at the
+/// wake-up, and the exit is run delay too.
+///
+/// Two CPUs of one LLC, no switch or wake-up costs, a fixed 50 µs idle
+/// exit: `r` (CPU 1) and `w` (CPU 0) start at 0 and each CPU leaves idle
+/// for them (new tasks are enqueued at once: 50 µs of run delay each).
+/// `r` blocks in `recv` at 50 µs; `w` runs 100 µs and sends at 150 µs;
+/// CPU 1 leaves idle again and `r` runs at 200 µs: a latency of 50 µs,
+/// and run delay 50 + 0 µs on 6.18, 50 + 50 µs on 5.15.
+#[test]
+fn a_wakee_of_an_idle_cpu_is_enqueued_once_the_cpu_is_out_of_idle() {
+    for (kernel, run_delay) in [("6.18", 50_000), ("6.6", 50_000), ("6.5", 50_000), ("5.15", 100_000)] {
+        let text = format!(
+            "[sim]\nkernel = \"{kernel}\"\ncosts = {{ context_switch = \"0ns\", thread_switch = \"0ns\", migration = \"0ns\", scan = \"0ns\", wakeup = \"0ns\", idle_exit = \"50us\" }}\n\
+             [topology]\npreset = \"2cpu-vm\"\n\
+             [[task]]\nname = \"r\"\naffinity = \"1\"\nprogram = \"recv c; run 10us\"\n\
+             [[task]]\nname = \"w\"\naffinity = \"0\"\nprogram = \"run 100us; send c; run 100us\"\n"
+        );
+        let (mut sim, _) = from_text(&text, &Overrides::default(), LogMode::Full).unwrap();
+        sim.run();
+        let r = &sim.sched().tasks[0];
+        assert_eq!((r.stats.wakeup_latency.count, r.stats.wakeup_latency.max), (1, 50_000), "{kernel}");
+        assert_eq!(r.stats.run_delay, run_delay, "{kernel}");
+        assert_eq!(sim.now(), 250_000, "{kernel}: w runs 50..250 µs");
+    }
+}

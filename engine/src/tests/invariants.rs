@@ -215,6 +215,7 @@ pub(crate) fn check(sim: &mut Simulation) -> Result<(), String> {
             TaskState::Runnable => t.on_rq && e.on_rq && !e.sched_delayed,
             TaskState::Running => t.on_rq && e.on_rq,
             TaskState::Sleeping => t.on_rq == e.sched_delayed,
+            TaskState::Waking => !t.on_rq && !e.on_rq && s.rqs[t.cpu as usize].wake_list.contains(&(i as u32)),
         };
         // A queued task's ancestors are queued too.
         let mut anc = e.parent;

@@ -45,6 +45,9 @@ pub enum TaskState {
     Running,
     /// Blocked (it may still be queued as a delayed entity).
     Sleeping,
+    /// Woken onto an idle CPU's wake list, to be enqueued when that CPU has
+    /// left its idle state (TASK_WAKING until `sched_ttwu_pending()`).
+    Waking,
     Exited,
 }
 
@@ -132,8 +135,14 @@ pub struct Task {
     pub on_rq: bool,
     pub nice: i32,
     pub policy: Policy,
-    /// When the task last became runnable (for latency and run_delay).
+    /// When the task last became runnable: enqueued (for run_delay).
     pub runnable_since: u64,
+    /// When it was last woken (try_to_wake_up(), for its wake-up latency);
+    /// before `runnable_since` when it waited on a wake list.
+    pub woken_at: u64,
+    /// The enqueue flags its activation from a wake list takes
+    /// (ENQUEUE_MIGRATED when placed on another CPU: `sched_remote_wakeup`).
+    pub wake_enqueue: u32,
     /// Set by a wakeup, cleared when the wakeup's latency was recorded.
     pub woken: bool,
     /// The pending wakeup is a `reply` ending the task's `call`.
@@ -184,6 +193,9 @@ pub struct Rq {
     /// CPU time the running task spent since then, which the kernel
     /// therefore charges to the task switched in next (`Sched::wake_cost`).
     pub clock_skipped: u64,
+    /// Tasks woken onto this idle CPU, in wake order, not yet enqueued
+    /// (`rq->wake_list`; `rq->ttwu_pending` while not empty).
+    pub wake_list: Vec<u32>,
 }
 
 /// Which path a task leaves the CPU through in `__schedule()`.
@@ -298,6 +310,7 @@ impl Sched {
                 push_cpu: NIL,
                 clock_skip: false,
                 clock_skipped: 0,
+                wake_list: Vec::new(),
             })
             .collect();
         let nr_llcs = topo.cpus.iter().map(|c| c.llc + 1).max().unwrap_or(1) as usize;
@@ -401,6 +414,8 @@ impl Sched {
             nice,
             policy,
             runnable_since: 0,
+            woken_at: 0,
+            wake_enqueue: 0,
             woken: false,
             woken_by_reply: false,
             stats: TaskStats::default(),
@@ -577,10 +592,11 @@ impl Sched {
         self.note_idle(cpu);
     }
 
-    /// Brings `idle_mask` up to date with `cpu`'s run queue.
+    /// Brings `idle_mask` up to date with `cpu`'s run queue: `idle_cpu()`,
+    /// which a pending wake list makes busy (`rq->ttwu_pending`, v5.8+).
     pub(crate) fn note_idle(&mut self, cpu: u32) {
         let rq = &self.rqs[cpu as usize];
-        if rq.curr == NIL && rq.nr_running == 0 {
+        if rq.curr == NIL && rq.nr_running == 0 && rq.wake_list.is_empty() {
             self.idle_mask.set(cpu);
         } else {
             self.idle_mask.clear(cpu);
@@ -621,9 +637,11 @@ impl Sched {
             }
         }
         self.trace(Record::Wakeup { task: p, cpu, delayed });
+        let now = self.now;
         let t = &mut self.tasks[p as usize];
         t.stats.nr_wakeups += 1;
         t.woken = true;
+        t.woken_at = now;
         if delayed {
             self.enqueue_task_fair(cpu, p, ENQUEUE_DELAYED);
             let t = &mut self.tasks[p as usize];
@@ -634,10 +652,63 @@ impl Sched {
             }
             return cpu;
         }
+        if self.ttwu_queue_cond(cpu, this_cpu) {
+            // ttwu_queue_wakelist(): the target CPU enqueues the task itself
+            // when the IPI has brought it out of idle.
+            let t = &mut self.tasks[p as usize];
+            (t.state, t.wake_enqueue) = (TaskState::Waking, enqueue);
+            self.rqs[cpu as usize].wake_list.push(p);
+            self.note_idle(cpu);
+            self.resched_curr(cpu, Cause::IdleCpu { wakee: p });
+            return cpu;
+        }
+        self.ttwu_do_activate(cpu, p, enqueue, wake_flags);
+        cpu
+    }
+
+    /// Mirrors `ttwu_do_activate()` (core.c): enqueue, check preemption,
+    /// end the CPU's idle period.
+    fn ttwu_do_activate(&mut self, cpu: u32, p: u32, enqueue: u32, wake_flags: u32) {
         self.activate_task(cpu, p, enqueue);
         self.wakeup_preempt(cpu, p, wake_flags | WF_TTWU);
         self.ttwu_update_avg_idle(cpu);
-        cpu
+    }
+
+    /// Mirrors `ttwu_queue_cond()` (core.c, v5.15–v6.18; TTWU_QUEUE is on
+    /// unless PREEMPT_RT) for an idle target: a wake-up onto another CPU
+    /// that is idle goes on that CPU's wake list (TTWU_QUEUE_IDLE, v6.5 on;
+    /// v5.15 only across LLCs), so the task is enqueued — placed, its run
+    /// delay started — only once the CPU is out of idle, and meanwhile
+    /// `rq->ttwu_pending` keeps the CPU from looking idle. A busy target
+    /// takes the IPI at once, which the model charges nothing for, so its
+    /// tasks are enqueued at the wake-up. Not modelled: the wake list of a
+    /// task still switching out on its CPU (`p->on_cpu`; the model's
+    /// switches are instantaneous).
+    fn ttwu_queue_cond(&self, cpu: u32, this_cpu: u32) -> bool {
+        let rq = &self.rqs[cpu as usize];
+        if cpu == this_cpu || rq.curr != NIL || rq.nr_running != 0 {
+            return false;
+        }
+        !self.topo.share_cache(this_cpu, cpu) || self.feat.has(crate::kernel::sched::features::Feature::TTWU_QUEUE_IDLE)
+    }
+
+    /// Mirrors `sched_ttwu_pending()` (core.c, v5.15–v6.18): the CPU, out
+    /// of idle, enqueues the tasks woken onto its wake list, in wake order,
+    /// with no wake flag but WF_MIGRATED (the idle task it would preempt
+    /// is preempted by any).
+    pub fn sched_ttwu_pending(&mut self, cpu: u32) {
+        if self.rqs[cpu as usize].wake_list.is_empty() {
+            return;
+        }
+        let list = std::mem::take(&mut self.rqs[cpu as usize].wake_list);
+        for &p in &list {
+            self.ttwu_do_activate(cpu, p, self.tasks[p as usize].wake_enqueue, 0);
+        }
+        // Hand the emptied list back, keeping its capacity.
+        let rq = &mut self.rqs[cpu as usize];
+        rq.wake_list = list;
+        rq.wake_list.clear();
+        self.note_idle(cpu);
     }
 
     /// The idle-time bookkeeping of `ttwu_do_activate()` (core.c): a wakeup
@@ -766,7 +837,7 @@ impl Sched {
             t.stats.run_delay += now - t.runnable_since;
             if t.woken {
                 t.woken = false;
-                let lat = now - t.runnable_since;
+                let lat = now - t.woken_at;
                 self.lat_pending.push((next, lat, std::mem::take(&mut t.woken_by_reply)));
                 if self.lat_pending.len() == LAT_BATCH {
                     self.flush_latencies();

@@ -171,6 +171,14 @@ sched_features! {
     /// that failing newidle balances become rare. Off (v5.15–v6.16, v6.19):
     /// the domain's cost is what the balance took, uncapped.
     NEWIDLE_COST_BUMP = [0, 0, 0, 0, 0, 1], "schedlab (155213a2aed4 \"sched/fair: Bump sd->max_newidle_lb_cost when newidle balance fails\", v6.17; reverted by d206fbad9328 in v6.19)";
+    /// ttwu_queue_cond(): a wake-up onto an idle CPU of the waker's LLC goes
+    /// on that CPU's wake list, as one across LLCs always did, so the CPU
+    /// enqueues the task once out of idle. Off (v5.15): the waker enqueues
+    /// it at once and the CPU then leaves idle. (Read in the v5.15, v6.5,
+    /// v6.6 and v6.18 trees; the upstream commit, "sched: Remove the
+    /// limitation of WF_ON_CPU on wakelist if wakee cpu is idle", is
+    /// believed to be v6.0, unverified.)
+    TTWU_QUEUE_IDLE = [0, 1, 1, 1, 1, 1], "schedlab (ttwu_queue_cond(): absent in v5.15, present from v6.5)";
     /// newidle_balance(): a CPU about to go idle skips balancing when its
     /// average idle time is below the lowest domain's max_newidle_lb_cost.
     /// Off (v5.15): below sysctl_sched_migration_cost (0.5 ms), so a CPU

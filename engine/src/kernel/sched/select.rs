@@ -140,11 +140,13 @@ impl Sched {
     }
 
     /// Mirrors `idle_cpu()` / `available_idle_cpu()` (core.c): the idle
-    /// task runs and nothing is queued (no vCPU preemption modelled).
+    /// task runs, nothing is queued and no wake-up is pending on its wake
+    /// list (no vCPU preemption modelled).
     #[inline]
     pub fn available_idle_cpu(&self, cpu: u32) -> bool {
         let idle = self.idle_mask.test(cpu);
-        debug_assert_eq!(idle, self.rqs[cpu as usize].curr == NIL && self.rqs[cpu as usize].nr_running == 0, "idle_mask of cpu {cpu}");
+        let rq = &self.rqs[cpu as usize];
+        debug_assert_eq!(idle, rq.curr == NIL && rq.nr_running == 0 && rq.wake_list.is_empty(), "idle_mask of cpu {cpu}");
         idle
     }
 
