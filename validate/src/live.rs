@@ -76,9 +76,9 @@ fn tuning<'a>(f: &Facts, preset: &'a str, notes: &mut Vec<String>) -> Tuning<'a>
 /// On a machine-wide run, a note of how long a wake-up onto an idle CPU
 /// takes here (`idle_wake`), after a short and a long idle period. It is
 /// not handed to the model: one fixed `costs.idle_exit` cannot be both,
-/// and the model would count it as the wakee's run delay, where the
-/// kernel's wake-list activation (ttwu_queue_wakelist()) enqueues the task
-/// only once the CPU is out of idle.
+/// and the waker's side of the same wake-up (sending the IPI, a VM exit in
+/// a guest) has no cost of its own in the model; a scenario that wants
+/// them sets `costs.idle_exit` and `costs.wakeup` from these figures.
 fn idle_wake_note(plan: &Plan, cpus: &[u32], notes: &mut Vec<String>) -> Result<(), String> {
     let (Layout::Machine(_), [waker, wakee, ..]) = (plan.layout, cpus) else { return Ok(()) };
     let us = |ns: u64| format!("{:.1}", ns as f64 / 1e3);
