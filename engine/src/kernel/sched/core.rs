@@ -593,7 +593,7 @@ impl Sched {
     }
 
     /// Brings `idle_mask` up to date with `cpu`'s run queue: `idle_cpu()`,
-    /// which a pending wake list makes busy (`rq->ttwu_pending`, v5.8+).
+    /// which a pending wake list makes busy (`rq->ttwu_pending`, v5.15–v6.18).
     pub(crate) fn note_idle(&mut self, cpu: u32) {
         let rq = &self.rqs[cpu as usize];
         if rq.curr == NIL && rq.nr_running == 0 && rq.wake_list.is_empty() {
