@@ -83,7 +83,7 @@ pub fn measure(waker: u32, wakee_cpu: u32, idle: Duration) -> Result<IdleWake, S
     let samples = thread.as_ref().map_err(|e| e.to_string()).and_then(|_| probe(&word, &ran_at, idle));
     word.store(2, Ordering::Release);
     sys::futex_wake(&word, 1);
-    let joined = thread.map_err(|e| format!("cannot start the probe thread: {e}"))?.join().map_err(|_| "the probe thread panicked".to_string());
+    let joined = thread.map_err(|e| format!("cannot start the probe thread: {e}")).and_then(|h| h.join().map_err(|_| "the probe thread panicked".to_string()));
     let _ = sys::set_affinity(0, &old);
     joined??;
     IdleWake::of(samples?).ok_or_else(|| "no wake-up measured".into())
