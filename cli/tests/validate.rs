@@ -288,11 +288,14 @@ fn three_hogs_share_two_cpus_through_the_balancer() {
 }
 
 /// `two-pipe-pairs.toml` on the whole machine: each pair settles on a CPU
-/// of its own and keeps it (4 s runs of this machine: 0–2 migrations a
-/// second per task, each task 49–50 % of a CPU, in the kernel and the
-/// model). In 2 s no task may move more than 10 times, each must get
-/// 40–60 % of a CPU, and the two pairs must make their round trips within
-/// 25 % of each other, on both sides.
+/// of its own and keeps it (2 s runs of this machine: mostly 0–2
+/// migrations a second per task, once 6.5 while the machine was busy with
+/// other work; each task 49–50 % of a CPU, in the kernel and the model).
+/// A pair sharing a CPU with the other would get 25 % a task, and a task
+/// that followed its partner across CPUs would move tens of thousands of
+/// times. In 2 s no task may move more than 60 times, each must get 40–60 %
+/// of a CPU, and the two pairs must make their round trips within 25 % of
+/// each other, on both sides.
 #[test]
 fn two_ping_pong_pairs_settle_one_per_cpu() {
     if !on_linux("two_ping_pong_pairs_settle_one_per_cpu") {
@@ -303,7 +306,7 @@ fn two_ping_pong_pairs_settle_one_per_cpu() {
     for (side, tasks) in [("kernel", &report["kernel_runs"][0]["tasks"]), ("model", &report["model_runs"][0])] {
         for t in tasks.as_array().unwrap() {
             let (moves, share) = (get(t, "nr_migrations"), get(t, "cpu_time_ns") / 2e9 * 100.0);
-            assert!(moves <= 10.0 && (40.0..=60.0).contains(&share), "{side}: {} moved {moves} times, {share:.1} % of a CPU", t["name"]);
+            assert!(moves <= 60.0 && (40.0..=60.0).contains(&share), "{side}: {} moved {moves} times, {share:.1} % of a CPU", t["name"]);
         }
         let (a, b) = (get(by_name(tasks, "ping0"), "ops"), get(by_name(tasks, "ping1"), "ops"));
         eprintln!("{side}: round trips {a} and {b}");
