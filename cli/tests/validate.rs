@@ -289,8 +289,8 @@ fn three_hogs_share_two_cpus_through_the_balancer() {
 
 /// `two-pipe-pairs.toml` on the whole machine: each pair settles on a CPU
 /// of its own and keeps it (2 s runs of this machine: mostly 0–2
-/// migrations a second per task, once 6.5 while the machine was busy with
-/// other work; each task 49–50 % of a CPU, in the kernel and the model).
+/// migrations a second per task, once 6.5 in a run of the whole test
+/// suite; each task 49–50 % of a CPU, in the kernel and the model).
 /// A pair sharing a CPU with the other would get 25 % a task, and a task
 /// that followed its partner across CPUs would move tens of thousands of
 /// times. In 2 s no task may move more than 60 times, each must get 40–60 %
