@@ -700,14 +700,13 @@ impl Sched {
         if self.rqs[cpu as usize].wake_list.is_empty() {
             return;
         }
-        let list = std::mem::take(&mut self.rqs[cpu as usize].wake_list);
-        for &p in &list {
+        // Activation never touches a wake list, so the list stays as it is
+        // until cleared (keeping its capacity: no allocation per wake-up).
+        for i in 0..self.rqs[cpu as usize].wake_list.len() {
+            let p = self.rqs[cpu as usize].wake_list[i];
             self.ttwu_do_activate(cpu, p, self.tasks[p as usize].wake_enqueue, 0);
         }
-        // Hand the emptied list back, keeping its capacity.
-        let rq = &mut self.rqs[cpu as usize];
-        rq.wake_list = list;
-        rq.wake_list.clear();
+        self.rqs[cpu as usize].wake_list.clear();
         self.note_idle(cpu);
     }
 
