@@ -1,13 +1,14 @@
 //! Channels and wake words between the real threads of a run.
 //!
-//! **Channels are pipes.** Each channel is one `pipe2()` shrunk with
-//! `F_SETPIPE_SZ` to one page ([`PIPE_BYTES`], read back with
-//! `F_GETPIPE_SZ`); a message is pipe size / capacity bytes
+//! **Channels are pipes.** Each channel is one `pipe2()` sized with
+//! `F_SETPIPE_SZ` to its `pages` (default one page, [`PIPE_BYTES`]; read
+//! back with `F_GETPIPE_SZ`); a message is pipe size / capacity bytes
 //! ([`plan::message_bytes`]). `send CH N` writes N messages' bytes with
 //! blocking `write()`s of at most a pipe's size (so each is atomic,
 //! ≤ PIPE_BUF), `recv CH N` reads exactly N messages' bytes, looping over
 //! short reads. The kernel's pipe_write()/pipe_read() then block and wake
-//! (WF_SYNC, one exclusive waiter at a time) as the model's channels do.
+//! (WF_SYNC, one exclusive waiter at a time, room a page at a time) as
+//! the model's pipes do.
 //!
 //! **Signal queues.** A `sync = false` channel (stress-ng's sigfd and
 //! sigrt) has one receiver (plan.rs checks) and a real-time signal of its
@@ -69,7 +70,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 
 use schedlab_engine::lab::trace::hist::Hist;
 
-use super::plan::{self, ChannelPlan, PIPE_BYTES};
+use super::plan::{self, ChannelPlan};
 use super::sys;
 
 const IDLE: u32 = 0;
@@ -163,7 +164,7 @@ impl Ipc {
 
     fn pipe(c: &ChannelPlan) -> Result<Kind, String> {
         let (read, write) = sys::pipe().map_err(|e| os(&format!("channel `{}`: pipe2", c.name), e))?;
-        let pipe_bytes = sys::set_pipe_size(&write, PIPE_BYTES).map_err(|e| os(&format!("channel `{}`: F_SETPIPE_SZ {PIPE_BYTES}", c.name), e))?;
+        let pipe_bytes = sys::set_pipe_size(&write, c.pipe_bytes).map_err(|e| os(&format!("channel `{}`: F_SETPIPE_SZ {}", c.name, c.pipe_bytes), e))?;
         let msg_bytes = plan::message_bytes(pipe_bytes, c.capacity).map_err(|e| format!("channel `{}`: the kernel set its pipe to {pipe_bytes} bytes: {e}", c.name))?;
         Ok(Kind::Pipe { read, write, pipe_bytes, msg_bytes })
     }
@@ -383,8 +384,10 @@ mod tests {
     use std::sync::Arc;
     use std::time::Duration;
 
+    use super::super::plan::PIPE_BYTES;
+
     fn chan(name: &str, capacity: u64) -> ChannelPlan {
-        ChannelPlan { name: name.into(), capacity, msg_bytes: PIPE_BYTES / capacity, signals: None }
+        ChannelPlan { name: name.into(), capacity, pipe_bytes: PIPE_BYTES, msg_bytes: PIPE_BYTES / capacity, signals: None }
     }
 
     #[test]
@@ -455,7 +458,7 @@ mod tests {
 
     /// A signal queue to task 0, received on signal `signo`.
     fn signals(signo: i32) -> ChannelPlan {
-        ChannelPlan { name: "q".into(), capacity: 65536, msg_bytes: 0, signals: Some(plan::SignalQueue { receiver: 0, signo }) }
+        ChannelPlan { name: "q".into(), capacity: 65536, pipe_bytes: 0, msg_bytes: 0, signals: Some(plan::SignalQueue { receiver: 0, signo }) }
     }
 
     /// The receiver's thread: blocks the queue's signals as every worker

@@ -274,8 +274,8 @@ pub fn validate(sc: Scenario, opts: &Options, progress: &mut dyn FnMut(u32, u32)
     let RealRuns { runs: kernel_runs, autogroup, discarded } = real_runs(&plan, &cfg, opts, progress)?;
     notes.extend(discarded);
     if let Some(r) = kernel_runs.first() {
-        for (c, &bytes) in plan.channels.iter().zip(&r.pipe_bytes).filter(|(c, &b)| c.signals.is_none() && b != plan::PIPE_BYTES) {
-            notes.push(format!("channel `{}`: the kernel made its pipe {bytes} bytes (asked for {}): messages of {} bytes", c.name, plan::PIPE_BYTES, bytes / c.capacity));
+        for (c, &bytes) in plan.channels.iter().zip(&r.pipe_bytes).filter(|(c, &b)| c.signals.is_none() && b != c.pipe_bytes) {
+            notes.push(format!("channel `{}`: the kernel made its pipe {bytes} bytes (asked for {}): messages of {} bytes", c.name, c.pipe_bytes, bytes / c.capacity));
         }
     }
     let measured: Vec<Vec<TaskMeasure>> = kernel_runs.iter().map(|r| r.tasks.clone()).collect();

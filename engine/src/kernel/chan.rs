@@ -3,16 +3,31 @@
 //!
 //! A channel holds up to `capacity` messages. `send CH N` puts N messages
 //! in, blocking while the channel is full; `recv CH N` takes N out,
-//! blocking while it is empty. Waiters are woken in the order they blocked,
-//! one per message moved, with a sync wakeup (WF_SYNC, as pipe_write() and
-//! the unix socket paths do), except on a signal queue (`sync = false`):
-//! sigqueue() wakes a task in sigwaitinfo() through signal_wake_up() and
-//! a signalfd reader through signalfd_notify()'s wake_up(), neither with
-//! wake flags (kernel/signal.c, include/linux/signalfd.h, v5.15–v6.18).
-//! As in pipe_read()/pipe_write() (v6.18), a
-//! reader that leaves messages behind wakes the next blocked reader, and a
-//! writer that leaves room wakes the next blocked writer, so no waiter
-//! sleeps while it could proceed.
+//! blocking while it is empty. Blocked tasks wait first come first woken
+//! (exclusive waits: a wake-up takes the first off the queue). When room
+//! and data wake whom is the kernel object's rule ([`Room`]):
+//!
+//! - **A pipe** (fs/pipe.c pipe_write()/pipe_read(), v5.15–v6.18: the same
+//!   since 3b844826b6c6 in v5.14) keeps messages in pages, `capacity /
+//!   pages` to a page. A write merges into the newest page while it has
+//!   room, else takes a free page; it blocks only when every page is taken
+//!   and the newest is full. A read frees a page once it has taken its last
+//!   message, and only freeing a page of a full pipe wakes a writer (one).
+//!   A write wakes a reader (one) only if the pipe was empty when it began.
+//!   A task that had to wait and leaves the pipe usable for the next one
+//!   of its side (data left for a reader, a free page for a writer) wakes
+//!   that one. Every pipe wake-up is a sync one (WF_SYNC).
+//! - **A unix stream socket** (net/unix/af_unix.c, net/core/sock.c): a
+//!   send blocks while `capacity` messages are queued (sk_wmem_alloc has
+//!   reached sk_sndbuf); every send wakes the blocked readers
+//!   (sock_def_readable()), and a read that leaves at most `wake_at`
+//!   messages queued wakes every blocked writer (unix_write_space(): the
+//!   sender's memory is down to a quarter of sk_sndbuf). Sync wake-ups.
+//! - **A signal queue** (`sync = false`): room and data a message at a
+//!   time, a waiter woken per message moved, without wake flags: sigqueue()
+//!   wakes a task in sigwaitinfo() through signal_wake_up() and a signalfd
+//!   reader through signalfd_notify()'s wake_up() (kernel/signal.c,
+//!   include/linux/signalfd.h, v5.15–v6.18).
 //!
 //! `wake T` / `wait` behave like a futex word per task (schbench's
 //! fpost()/fwait()): `wake` sets the word and wakes T if it waits; `wait`
@@ -36,16 +51,30 @@ use crate::kernel::sched::fair::WF_SYNC;
 use crate::kernel::sched::core::{Sched, TaskState};
 use crate::lab::trace::Record;
 
+/// Which kernel object a channel is: how it makes room and whom it wakes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Room {
+    /// A pipe whose pages each hold `per_page` messages.
+    Pipe { per_page: u64 },
+    /// A unix stream socket: blocked writers wake once at most `wake_at`
+    /// messages are queued.
+    Socket { wake_at: u64 },
+    /// A queue of real-time signals.
+    Signals,
+}
+
 /// One channel.
 #[derive(Clone, Debug)]
 pub struct Channel {
     pub capacity: u64,
-    /// Whether a send wakes its receiver with WF_SYNC (a pipe or socket)
-    /// or without (a signal queue).
-    pub sync: bool,
+    pub room: Room,
     /// Messages in the channel, and the most it has held.
     pub count: u64,
     pub peak: u64,
+    /// A pipe's pages in use (its ring's head - tail) and the messages
+    /// written into the newest one.
+    pub pages: u64,
+    pub head_fill: u64,
     /// Tasks blocked in `recv` / `send`, first come first woken.
     pub receivers: VecDeque<u32>,
     pub senders: VecDeque<u32>,
@@ -55,8 +84,23 @@ pub struct Channel {
 }
 
 impl Channel {
-    pub fn new(capacity: u64, sync: bool) -> Channel {
-        Channel { capacity, sync, count: 0, peak: 0, receivers: VecDeque::new(), senders: VecDeque::new(), sent: 0, received: 0 }
+    pub fn new(capacity: u64, room: Room) -> Channel {
+        Channel { capacity, room, count: 0, peak: 0, pages: 0, head_fill: 0, receivers: VecDeque::new(), senders: VecDeque::new(), sent: 0, received: 0 }
+    }
+
+    /// Whether its wake-ups carry WF_SYNC (a pipe's and a socket's do).
+    pub fn sync(&self) -> bool {
+        self.room != Room::Signals
+    }
+
+    /// Messages left in a pipe's oldest page: the pages between it and the
+    /// newest are full and unread.
+    fn tail_left(&self, per_page: u64) -> u64 {
+        if self.pages <= 1 {
+            self.count
+        } else {
+            self.count - (self.pages - 2) * per_page - self.head_fill
+        }
     }
 }
 
@@ -68,6 +112,19 @@ pub enum Io {
     /// Blocked with this many messages still to move.
     Blocked(u32),
 }
+
+/// Who to wake after a channel operation: up to so many blocked tasks of
+/// the other side (readers after a send), then of the task's own side.
+/// pipe_write() wakes readers before the next writer and pipe_read()
+/// writers before the next reader, so the other side always goes first.
+#[derive(Clone, Copy, Debug, Default)]
+struct Wakes {
+    other: u64,
+    same: u64,
+}
+
+/// Wake all of a queue (non-exclusive waiters).
+const ALL: u64 = u64::MAX;
 
 impl Sched {
     /// The task running on `cpu` (the waker) wakes `p` from a wait, which
@@ -110,54 +167,53 @@ impl Sched {
 
     /// Wakes up to `n` tasks from the front of a wait queue of `ch`.
     fn wake_queue(&mut self, ch: u32, receivers: bool, n: u64, cpu: u32) {
+        let flags = if self.chans[ch as usize].sync() { WF_SYNC } else { 0 };
         for _ in 0..n {
             let c = &mut self.chans[ch as usize];
-            let flags = if c.sync { WF_SYNC } else { 0 };
             let q = if receivers { &mut c.receivers } else { &mut c.senders };
             let Some(p) = q.pop_front() else { break };
             self.wake_waiter(p, cpu, flags);
         }
     }
 
-    /// `send`: puts up to `n` messages into channel `ch`; wakes one blocked
-    /// receiver per message put, and the next blocked sender if room is
-    /// left.
-    pub fn chan_send(&mut self, task: u32, ch: u32, n: u32) -> Io {
-        self.chan_move(task, ch, n, true)
+    /// `send`: puts up to `n` messages into channel `ch`. `waited`: the
+    /// task is back from waiting in this same send.
+    pub fn chan_send(&mut self, task: u32, ch: u32, n: u32, waited: bool) -> Io {
+        self.chan_move(task, ch, n, true, waited)
     }
 
-    /// `recv`: takes up to `n` messages out of channel `ch`; wakes one
-    /// blocked sender per message taken, and the next blocked receiver if
-    /// messages are left.
-    pub fn chan_recv(&mut self, task: u32, ch: u32, n: u32) -> Io {
-        self.chan_move(task, ch, n, false)
+    /// `recv`: takes up to `n` messages out of channel `ch`. `waited`: the
+    /// task is back from waiting in this same receive.
+    pub fn chan_recv(&mut self, task: u32, ch: u32, n: u32, waited: bool) -> Io {
+        self.chan_move(task, ch, n, false, waited)
     }
 
-    /// Both directions: move what fits, queue the task for the rest, wake
-    /// the other side (one per message) and the next on this side.
-    fn chan_move(&mut self, task: u32, ch: u32, n: u32, send: bool) -> Io {
+    /// Both directions: move what fits by the channel's rule, queue the
+    /// task for the rest, then wake whom the rule says.
+    fn chan_move(&mut self, task: u32, ch: u32, n: u32, send: bool, waited: bool) -> Io {
         let cpu = self.tasks[task as usize].cpu;
         let c = &mut self.chans[ch as usize];
-        let moved = if send { c.capacity - c.count } else { c.count }.min(n as u64);
+        let (moved, wakes) = match (c.room, send) {
+            (Room::Pipe { per_page }, true) => pipe_write(c, per_page, n as u64, waited),
+            (Room::Pipe { per_page }, false) => pipe_read(c, per_page, n as u64, waited),
+            (Room::Socket { .. }, true) => socket_send(c, n as u64),
+            (Room::Socket { wake_at }, false) => socket_recv(c, wake_at, n as u64),
+            (Room::Signals, _) => signals_move(c, n as u64, send),
+        };
         if send {
-            c.count += moved;
-            c.peak = c.peak.max(c.count);
             c.sent += moved;
+            c.peak = c.peak.max(c.count);
         } else {
-            c.count -= moved;
             c.received += moved;
         }
         let left = n - moved as u32;
-        let this_side_can_go_on = if send { c.count < c.capacity } else { c.count > 0 };
         if left > 0 {
             if send { &mut c.senders } else { &mut c.receivers }.push_back(task);
         }
         self.trace(Record::Chan { task, ch, send, n: moved as u32, blocked: left > 0 });
-        // A sender wakes receivers (true), a receiver wakes senders.
-        self.wake_queue(ch, send, moved, cpu);
-        if this_side_can_go_on {
-            self.wake_queue(ch, !send, 1, cpu);
-        }
+        // A sender's other side is the receivers.
+        self.wake_queue(ch, send, wakes.other, cpu);
+        self.wake_queue(ch, !send, wakes.same, cpu);
         if left > 0 {
             Io::Blocked(left)
         } else {
@@ -259,4 +315,94 @@ impl Sched {
         list.clear();
         self.tasks[task as usize].requests = list;
     }
+}
+
+/// pipe_write() (fs/pipe.c, v5.15–v6.18), one message at a time: merge
+/// into the newest page while it has room, else take a free page, else
+/// block. Wakes a reader if the pipe was empty when the write began (or
+/// when the writer came back from waiting: `was_empty` is read again
+/// then), and, having waited, the next writer if a page is still free.
+/// (A write of several messages merges only a whole write's remainder in
+/// the kernel; messages of a page's size or less, as every workload here
+/// writes one at a time, go in exactly as here.)
+fn pipe_write(c: &mut Channel, per_page: u64, n: u64, waited: bool) -> (u64, Wakes) {
+    let slots = c.capacity / per_page;
+    let was_empty = c.count == 0;
+    let mut moved = 0;
+    while moved < n {
+        if c.pages > 0 && c.head_fill < per_page {
+            c.head_fill += 1;
+        } else if c.pages < slots {
+            c.pages += 1;
+            c.head_fill = 1;
+        } else {
+            break;
+        }
+        c.count += 1;
+        moved += 1;
+    }
+    // pipe_full() counts pages: a writer back from waiting wakes the next
+    // one only if a page is free, not if the newest merely has room.
+    let wake_next_writer = waited && moved == n && c.pages < slots;
+    (moved, Wakes { other: was_empty as u64, same: wake_next_writer as u64 })
+}
+
+/// pipe_read() (fs/pipe.c, v5.15–v6.18), one message at a time from the
+/// oldest page, freeing it with its last message; freeing a page of a
+/// full pipe wakes one writer. A read that finds the pipe empty having
+/// read something returns short (and the task reads again, waiting), so
+/// its wake-ups come first. Having waited, it wakes the next reader if it
+/// leaves data behind.
+fn pipe_read(c: &mut Channel, per_page: u64, n: u64, waited: bool) -> (u64, Wakes) {
+    let slots = c.capacity / per_page;
+    let mut wake_writer = false;
+    let mut moved = 0;
+    while moved < n && c.count > 0 {
+        let last_of_page = c.tail_left(per_page) == 1;
+        c.count -= 1;
+        moved += 1;
+        if last_of_page {
+            wake_writer |= c.pages >= slots;
+            c.pages -= 1;
+            if c.pages == 0 {
+                c.head_fill = 0;
+            }
+        }
+    }
+    let wake_next_reader = waited && c.count > 0;
+    (moved, Wakes { other: wake_writer as u64, same: wake_next_reader as u64 })
+}
+
+/// unix_stream_sendmsg(): each message is an skb charged to the sender
+/// (sock_alloc_send_pskb() waits while sk_wmem_alloc ≥ sk_sndbuf), and
+/// each wakes the blocked readers (other->sk_data_ready(), a sync wake-up
+/// of every waiter: unix_stream_data_wait() waits non-exclusively).
+fn socket_send(c: &mut Channel, n: u64) -> (u64, Wakes) {
+    let moved = (c.capacity - c.count).min(n);
+    c.count += moved;
+    (moved, Wakes { other: if moved > 0 { ALL } else { 0 }, same: 0 })
+}
+
+/// unix_stream_read_generic(): each message read frees its skb
+/// (sock_wfree() → unix_write_space()), which wakes every blocked writer
+/// once the sender's queued memory is down to a quarter of sk_sndbuf
+/// (unix_writable(); sock_wait_for_wmem() waits non-exclusively).
+fn socket_recv(c: &mut Channel, wake_at: u64, n: u64) -> (u64, Wakes) {
+    let moved = c.count.min(n);
+    c.count -= moved;
+    let writable = moved > 0 && c.count <= wake_at;
+    (moved, Wakes { other: if writable { ALL } else { 0 }, same: 0 })
+}
+
+/// A signal queue: each message moved wakes one waiter of the other side,
+/// and a task that leaves its side able to go on wakes the next of it.
+fn signals_move(c: &mut Channel, n: u64, send: bool) -> (u64, Wakes) {
+    let moved = if send { c.capacity - c.count } else { c.count }.min(n);
+    if send {
+        c.count += moved;
+    } else {
+        c.count -= moved;
+    }
+    let go_on = if send { c.count < c.capacity } else { c.count > 0 };
+    (moved, Wakes { other: moved, same: go_on as u64 })
 }

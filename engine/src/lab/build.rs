@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use crate::kernel::chan::{Channel, Room};
 use crate::kernel::lib::cpumask::CpuMask;
 use crate::kernel::sched::features::{Feature, Features};
 use crate::kernel::sched::presets::{self, Scaling, Tunables};
@@ -161,9 +162,9 @@ pub fn topology(t: &scenario::Topology) -> Result<Topology, ScenarioError> {
 /// Name lookups are hashed: a workload of 10^5 tasks names 10^5 channels
 /// and wake targets.
 struct Resolver<'a> {
-    /// Capacity and sync wake-ups per declared channel name.
-    specs: HashMap<&'a str, (u64, bool)>,
-    chans: Vec<(u64, bool)>,
+    /// Capacity and room rule per declared channel name.
+    specs: HashMap<&'a str, (u64, Room)>,
+    chans: Vec<(u64, Room)>,
     chan_ids: HashMap<String, u32>,
     /// Task instance name → task id.
     tasks: HashMap<&'a str, u32>,
@@ -174,7 +175,7 @@ impl Names for Resolver<'_> {
         if let Some(&i) = self.chan_ids.get(name) {
             return i;
         }
-        let spec = self.specs.get(name).copied().unwrap_or((scenario::DEFAULT_CHANNEL_CAPACITY, true));
+        let spec = self.specs.get(name).copied().unwrap_or((scenario::DEFAULT_CHANNEL_CAPACITY, Room::Pipe { per_page: scenario::DEFAULT_CHANNEL_CAPACITY }));
         self.chans.push(spec);
         let id = self.chans.len() as u32 - 1;
         self.chan_ids.insert(name.to_string(), id);
@@ -220,7 +221,7 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
     // The first [[channel]] of a name gives its capacity and wake-ups.
     let mut specs = HashMap::with_capacity(channels.len());
     for c in &channels {
-        specs.entry(c.name.as_str()).or_insert((c.capacity, c.sync));
+        specs.entry(c.name.as_str()).or_insert((c.capacity, c.room()));
     }
     let tasks_by_name = names.iter().enumerate().map(|(i, n)| (n.as_str(), i as u32)).collect();
     let mut resolver = Resolver { specs, chans: Vec::new(), chan_ids: HashMap::new(), tasks: tasks_by_name };
@@ -268,7 +269,7 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
             info.task_start.push(spec.start);
         }
     }
-    sched.chans = resolver.chans.iter().map(|&(cap, sync)| crate::kernel::chan::Channel::new(cap, sync)).collect();
+    sched.chans = resolver.chans.iter().map(|&(cap, room)| Channel::new(cap, room)).collect();
     let spec_by_name: HashMap<&str, usize> = tasks.iter().enumerate().rev().map(|(i, t)| (t.name.as_str(), i)).collect();
     for m in measures {
         let mut workers = Vec::new();

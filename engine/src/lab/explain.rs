@@ -520,7 +520,7 @@ impl Cx<'_> {
                     (true, true) => " The channel is full: it blocks until a receiver makes room.".into(),
                     (true, false) => " The channel is empty: it blocks until a sender puts messages in.".into(),
                 };
-                let how = if self.sim.sched().chans.get(ch as usize).is_none_or(|c| c.sync) {
+                let how = if self.sim.sched().chans.get(ch as usize).is_none_or(|c| c.sync()) {
                     "with WF_SYNC, as pipe and socket writes do"
                 } else {
                     "without WF_SYNC: a queue of real-time signals, whose sigqueue() wakes without it"

@@ -220,7 +220,8 @@ pub struct Scenario {
 }
 
 /// `[[channel]]`: a message channel with a capacity (messages); channels a
-/// program names without declaring get the default capacity and are pipes.
+/// program names without declaring get the default capacity and are
+/// one-page pipes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChannelSpec {
     pub name: String,
@@ -229,10 +230,97 @@ pub struct ChannelSpec {
     /// sockets (the default), false for a queue of real-time signals
     /// (sigqueue() wakes its receiver without WF_SYNC).
     pub sync: bool,
+    /// The kernel object (`kind`); a signal queue (`sync = false`) is
+    /// always `Pipe { pages: 1 }` here and ignores it.
+    pub kind: ChannelKind,
     pub pos: Pos,
 }
 
-/// Default channel capacity in messages: a 64 KiB pipe of 64-byte messages.
+/// `kind` of a `[[channel]]`: which kernel object carries its messages
+/// (kernel/chan.rs has the rules of each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChannelKind {
+    /// A pipe of `pages` pages (a power of two, as F_SETPIPE_SZ makes it),
+    /// `capacity / pages` messages to a page.
+    Pipe { pages: u64 },
+    /// A unix stream socket whose blocked writers wake once at most
+    /// `wake_at` messages are queued (default: a quarter of `capacity`).
+    Socket { wake_at: u64 },
+}
+
+impl ChannelSpec {
+    /// A one-page pipe of `capacity` messages.
+    pub fn pipe(name: &str, capacity: u64, pos: Pos) -> ChannelSpec {
+        ChannelSpec { name: name.to_string(), capacity, sync: true, kind: ChannelKind::Pipe { pages: 1 }, pos }
+    }
+
+    /// How the engine's channel makes room and wakes.
+    pub fn room(&self) -> crate::kernel::chan::Room {
+        use crate::kernel::chan::Room;
+        match self.kind {
+            _ if !self.sync => Room::Signals,
+            ChannelKind::Pipe { pages } => Room::Pipe { per_page: self.capacity / pages },
+            ChannelKind::Socket { wake_at } => Room::Socket { wake_at },
+        }
+    }
+}
+
+/// Where a key was given: its full name and its value's position.
+struct Given {
+    key: String,
+    pos: Pos,
+}
+
+impl Given {
+    fn at(cx: &Cx, key: String, v: &Value) -> Given {
+        Given { pos: cx.pos(v.start), key }
+    }
+
+    fn err(&self, msg: impl Into<String>) -> ScenarioError {
+        ScenarioError::new(self.key.clone(), Some(self.pos), msg)
+    }
+}
+
+/// A `[[channel]]`'s `kind`, `pages` and `wake_at`, checked against its
+/// capacity once every key is read.
+fn channel_kind(c: &ChannelSpec, kind: Option<(String, Given)>, pages: Option<(u64, Given)>, wake_at: Option<(u64, Given)>) -> R<ChannelKind> {
+    if !c.sync {
+        let given = [kind.as_ref().map(|k| &k.1), pages.as_ref().map(|p| &p.1), wake_at.as_ref().map(|w| &w.1)];
+        if let Some(g) = given.into_iter().flatten().next() {
+            return Err(g.err("a signal queue (`sync = false`) has no `kind`, `pages` or `wake_at`"));
+        }
+        return Ok(ChannelKind::Pipe { pages: 1 });
+    }
+    match kind.as_ref().map(|(k, g)| (k.as_str(), g)) {
+        None | Some(("pipe", _)) => {
+            if let Some((_, g)) = &wake_at {
+                return Err(g.err("`wake_at` is a socket's: a pipe wakes a writer when it frees a page of a full pipe"));
+            }
+            let Some((pages, g)) = pages else { return Ok(ChannelKind::Pipe { pages: 1 }) };
+            if !pages.is_power_of_two() {
+                return Err(g.err(format!("{pages} pages: a pipe's size is a power of two of pages (F_SETPIPE_SZ rounds it up to one)")));
+            }
+            if !c.capacity.is_multiple_of(pages) {
+                return Err(g.err(format!("capacity {} does not fill {pages} pages evenly: give a capacity that is a multiple of `pages`", c.capacity)));
+            }
+            Ok(ChannelKind::Pipe { pages })
+        }
+        Some(("socket", _)) => {
+            if let Some((_, g)) = &pages {
+                return Err(g.err("`pages` is a pipe's: a socket's room is its capacity"));
+            }
+            match wake_at {
+                Some((w, g)) if w >= c.capacity => Err(g.err(format!("wake_at {w} must be below the capacity {}", c.capacity))),
+                Some((w, _)) => Ok(ChannelKind::Socket { wake_at: w }),
+                None => Ok(ChannelKind::Socket { wake_at: c.capacity / 4 }),
+            }
+        }
+        Some((other, g)) => Err(g.err(format!("unknown channel kind `{other}`: expected \"pipe\" or \"socket\""))),
+    }
+}
+
+/// Default channel capacity in messages: a one-page pipe of 4-byte
+/// messages (as `schedlab validate` runs it).
 pub const DEFAULT_CHANNEL_CAPACITY: u64 = 1024;
 
 /// `[[workload]]`: a macro that expands into tasks and channels (see
@@ -1541,16 +1629,21 @@ impl Cx<'_, '_> {
         for (i, item) in self.array(v, "channel", "channels")?.iter().enumerate() {
             let base = format!("channel[{i}]");
             let pos = self.pos(item.start);
-            let mut c = ChannelSpec { name: String::new(), capacity: DEFAULT_CHANNEL_CAPACITY, sync: true, pos };
+            let mut c = ChannelSpec::pipe("", DEFAULT_CHANNEL_CAPACITY, pos);
+            let (mut kind, mut pages, mut wake_at) = (None, None, None);
             for e in self.table(item, &base)? {
                 let key = join(&base, &e.key);
                 match e.key.as_str() {
                     "name" => c.name = self.string(&e.value, &key, "a channel name (string)")?.to_string(),
                     "capacity" => c.capacity = self.int(&e.value, &key, 1, 1 << 40)? as u64,
                     "sync" => c.sync = self.boolean(&e.value, &key)?,
-                    _ => return Err(self.unknown_key(&base, "in [[channel]]", e, &["name", "capacity", "sync"])),
+                    "kind" => kind = Some((self.string(&e.value, &key, "\"pipe\" or \"socket\"")?.to_string(), Given::at(self, key, &e.value))),
+                    "pages" => pages = Some((self.int(&e.value, &key, 1, 1 << 20)? as u64, Given::at(self, key, &e.value))),
+                    "wake_at" => wake_at = Some((self.int(&e.value, &key, 0, 1 << 40)? as u64, Given::at(self, key, &e.value))),
+                    _ => return Err(self.unknown_key(&base, "in [[channel]]", e, &["name", "capacity", "sync", "kind", "pages", "wake_at"])),
                 }
             }
+            c.kind = channel_kind(&c, kind, pages, wake_at)?;
             if c.name.is_empty() {
                 return Err(ScenarioError::new(format!("{base}.name"), Some(pos), "channel is missing required key `name`"));
             }

@@ -675,8 +675,8 @@ impl Simulation {
             let pc = self.state.cursors[t].pc - 1;
             let prog = &self.info.programs[self.info.task_prog[t] as usize];
             let outcome = match prog.code[pc as usize] {
-                crate::lab::program::Instr::Send { ch, .. } => self.state.sched.chan_send(task, ch, left),
-                crate::lab::program::Instr::Recv { ch, .. } => self.state.sched.chan_recv(task, ch, left),
+                crate::lab::program::Instr::Send { ch, .. } => self.state.sched.chan_send(task, ch, left, true),
+                crate::lab::program::Instr::Recv { ch, .. } => self.state.sched.chan_recv(task, ch, left, true),
                 _ => crate::kernel::chan::Io::Done,
             };
             return self.io_outcome(task, outcome);
@@ -726,11 +726,11 @@ impl Simulation {
             }
             Some(Action::Exit) => Outcome::Leave(PrevState::Exiting),
             Some(Action::Send { ch, n }) => {
-                let io = st.sched.chan_send(task, ch, n);
+                let io = st.sched.chan_send(task, ch, n, false);
                 self.io_outcome(task, io)
             }
             Some(Action::Recv { ch, n }) => {
-                let io = st.sched.chan_recv(task, ch, n);
+                let io = st.sched.chan_recv(task, ch, n, false);
                 self.io_outcome(task, io)
             }
             Some(Action::Wake { task: target }) => {

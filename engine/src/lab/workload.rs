@@ -12,7 +12,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use crate::lab::scenario::{self, ChannelSpec, CpuList, Named, Param, Policy, Pos, ScenarioError, TaskSpec, WorkloadSpec};
+use crate::lab::scenario::{self, ChannelKind, ChannelSpec, CpuList, Named, Param, Policy, Pos, ScenarioError, TaskSpec, WorkloadSpec};
 
 type R<T> = Result<T, ScenarioError>;
 
@@ -492,8 +492,8 @@ impl Out {
         }
     }
 
-    fn chan(&mut self, name: &str, capacity: u64) {
-        self.channels.push(ChannelSpec { name: name.to_string(), capacity, sync: true, pos: self.pos });
+    fn chan(&mut self, name: &str, capacity: u64, kind: ChannelKind) {
+        self.channels.push(ChannelSpec { kind, ..ChannelSpec::pipe(name, capacity, self.pos) });
     }
 
     /// A queue of real-time signals (sigqueue() → signalfd or sigwaitinfo()):
@@ -502,7 +502,7 @@ impl Out {
     /// Its capacity is RLIMIT_SIGPENDING's usual order (the pending signals
     /// a user may queue); the studies never come near it (tested).
     fn signal_queue(&mut self, name: &str) {
-        self.channels.push(ChannelSpec { name: name.to_string(), capacity: SIGPENDING, sync: false, pos: self.pos });
+        self.channels.push(ChannelSpec { sync: false, ..ChannelSpec::pipe(name, SIGPENDING, self.pos) });
     }
 
     /// Adds a task (`count` instances) running `code`; `process` names the
@@ -539,12 +539,49 @@ fn plural(n: u32, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// Socket buffer size (net.core.wmem_default) and the per-skb overhead
-/// (struct sk_buff + skb_shared_info) a unix stream send is charged.
+/// Socket buffer size (net.core.wmem_default, SKB_TRUESIZE(256) * 256 on
+/// x86-64) and the sizes of struct sk_buff and struct skb_shared_info as
+/// SKB_TRUESIZE() counts them.
 const WMEM_DEFAULT: u64 = 212_992;
-const SKB_OVERHEAD: u64 = 576;
-/// A pipe holds 16 pages (PIPE_DEF_BUFFERS); small writes merge into them.
-const PIPE_BYTES: u64 = 16 * 4096;
+const SK_BUFF: u64 = 256;
+const SHARED_INFO: u64 = 320;
+/// A pipe holds 16 pages (PIPE_DEF_BUFFERS) of PAGE_SIZE bytes; small
+/// writes merge into the newest page while the whole write fits.
+const PIPE_PAGES: u64 = 16;
+const PAGE_SIZE: u64 = 4096;
+
+/// A default pipe carrying messages of `bytes`: (capacity, kind). A page
+/// holds the messages that fit whole; a message larger than a page takes
+/// whole pages, fewer of which the ring holds (rounded down to a power of
+/// two, the ring's size).
+fn default_pipe(bytes: u64) -> (u64, ChannelKind) {
+    let per_page = (PAGE_SIZE / bytes).max(1);
+    let pages = (PIPE_PAGES / bytes.div_ceil(PAGE_SIZE)).max(1);
+    let pages = 1 << pages.ilog2();
+    (pages * per_page, ChannelKind::Pipe { pages })
+}
+
+/// A unix stream socket carrying messages of `bytes`: (capacity, kind).
+/// Each write is one skb (unix_stream_sendmsg() → alloc_skb()) whose head,
+/// the data rounded to a cache line plus skb_shared_info, kmalloc rounds
+/// up to a power of two (every size class above 192 bytes is one); its
+/// truesize is that head plus the sk_buff: 768 bytes for 100 (net/core/
+/// skbuff.c, v5.15–v6.18, with the memcg accounting unix sockets ask for).
+/// A send allocates while the sender's sk_wmem_alloc (which starts at 1)
+/// is below sk_sndbuf, so 278 such messages fit, and unix_writable() wakes
+/// writers once (sk_wmem_alloc << 2) <= sk_sndbuf: at most 69 queued.
+fn unix_socket(bytes: u64) -> (u64, ChannelKind) {
+    let truesize = (bytes.div_ceil(64) * 64 + SHARED_INFO).next_power_of_two() + SK_BUFF;
+    let wake_at = (WMEM_DEFAULT / 4).saturating_sub(1) / truesize;
+    (WMEM_DEFAULT.div_ceil(truesize), ChannelKind::Socket { wake_at })
+}
+
+/// A TCP socket of `capacity` messages in flight: sk_stream_write_space()
+/// wakes writers once the free space is at least half the queued
+/// (sk_stream_min_wspace()), so at most two thirds of it queued.
+fn tcp_socket(capacity: u64) -> ChannelKind {
+    ChannelKind::Socket { wake_at: capacity * 2 / 3 }
+}
 
 /// hackbench (rt-tests hackbench.c, perf bench sched messaging): each
 /// group has `fds` receivers, each reading from its own pipe or socket,
@@ -562,7 +599,7 @@ fn hackbench(a: &mut Args, o: &mut Out) -> R<Measure> {
     let pipe = ipc == "pipe";
     let write = a.dur("write_cost", if pipe { 800 } else { 1_600 })?;
     let read = a.dur("read_cost", if pipe { 700 } else { 1_300 })?;
-    let capacity = if pipe { PIPE_BYTES / datasize } else { WMEM_DEFAULT / (datasize.div_ceil(64) * 64 + SKB_OVERHEAD) }.max(1);
+    let (capacity, kind) = if pipe { default_pipe(datasize) } else { unix_socket(datasize) };
     let name = o.name.clone();
     let process = (mode == "threads").then_some(name.as_str());
     let (w, r) = (o.cost(write), o.cost(read));
@@ -570,7 +607,7 @@ fn hackbench(a: &mut Args, o: &mut Out) -> R<Measure> {
     for g in 0..groups {
         let chans: Vec<String> = (0..fds).map(|k| format!("{name}-g{g}-{k}")).collect();
         for (k, ch) in chans.iter().enumerate() {
-            o.chan(ch, capacity);
+            o.chan(ch, capacity, kind);
             let rx = format!("{name}-g{g}-rx{k}");
             o.task(&rx, 1, &format!("loop {} {{ recv {ch}; run {r} }}", loops * fds as u64), process)?;
             workers.push(rx);
@@ -641,8 +678,9 @@ fn rr_pairs(o: &mut Out, threads: u32, client: &str, server: &str) -> R<Vec<Stri
     let mut clients = Vec::new();
     for i in 0..threads {
         let (req, resp) = (format!("{name}-{i}-req"), format!("{name}-{i}-resp"));
-        o.chan(&req, crate::lab::scenario::DEFAULT_CHANNEL_CAPACITY);
-        o.chan(&resp, crate::lab::scenario::DEFAULT_CHANNEL_CAPACITY);
+        let cap = crate::lab::scenario::DEFAULT_CHANNEL_CAPACITY;
+        o.chan(&req, cap, tcp_socket(cap));
+        o.chan(&resp, cap, tcp_socket(cap));
         let c = format!("{name}-c{i}");
         o.task(&c, 1, &format!("loop {{ run {client}; send {req}; recv {resp} }}"), None)?;
         o.task(&format!("{name}-s{i}"), 1, &format!("loop {{ recv {req}; run {server}; send {resp} }}"), None)?;
@@ -683,7 +721,7 @@ fn netperf_stream(a: &mut Args, o: &mut Out) -> R<Measure> {
     let mut rxs = Vec::new();
     for i in 0..threads {
         let ch = format!("{name}-{i}");
-        o.chan(&ch, window);
+        o.chan(&ch, window, tcp_socket(window));
         o.task(&format!("{name}-tx{i}"), 1, &format!("loop {{ run {send}; send {ch} }}"), None)?;
         let rx = format!("{name}-rx{i}");
         o.task(&rx, 1, &format!("loop {{ recv {ch}; run {recv} }}"), None)?;
@@ -717,8 +755,8 @@ fn pipe_test(a: &mut Args, o: &mut Out) -> R<Measure> {
     let name = o.name.clone();
     let process = (mode == "threads").then_some(name.as_str());
     let (ab, ba) = (format!("{name}-ab"), format!("{name}-ba"));
-    o.chan(&ab, 1);
-    o.chan(&ba, 1);
+    o.chan(&ab, 1, ChannelKind::Pipe { pages: 1 });
+    o.chan(&ba, 1, ChannelKind::Pipe { pages: 1 });
     let count = if loops > 0 { format!("{loops} ") } else { String::new() };
     let a_task = format!("{name}-a");
     o.task(&a_task, 1, &format!("loop {count}{{ run {work}; send {ab}; recv {ba} }}"), process)?;

@@ -397,8 +397,10 @@ fn a_pipe_ping_pong_neither_always_blocks_nor_is_always_preempted() {
 /// The clock skip covers all the waker does until its switch, more
 /// wake-ups of the same system call included. Two CPUs without idle states
 /// or switch costs, `costs.wakeup` 7 µs: SCHED_IDLE `w` on CPU 0 runs
-/// 100 µs, then one `send c 2` wakes `r0` (blocked in `recv c` on CPU 0),
-/// which preempts it, and `r1` (blocked on idle CPU 1); then it runs 100 µs
+/// 100 µs, then one `send c 2` on a unix stream socket wakes both blocked
+/// readers (sock_def_readable() wakes every waiter; a pipe would wake one):
+/// `r0` (blocked in `recv c` on CPU 0), which preempts it, and `r1`
+/// (blocked on idle CPU 1); then it runs 100 µs
 /// more. The first wake-up finds `w` due to be preempted
 /// (rq_clock_skip_update() on CPU 0); the second goes to CPU 1 but is still
 /// `w`'s work before its switch on CPU 0, so both 7 µs are charged to
@@ -410,11 +412,81 @@ fn a_pipe_ping_pong_neither_always_blocks_nor_is_always_preempted() {
 fn a_preempted_wakers_later_wake_ups_are_charged_to_the_task_switched_in() {
     let two = FREE.replace("wakeup = \"0ns\"", "wakeup = \"7us\"").replace("preset = \"1cpu\"", "preset = \"2cpu-vm\"");
     let sim = run(&format!(
-        "{two}[[task]]\nname = \"r0\"\naffinity = \"0\"\nprogram = \"recv c; run 50us\"\n\
+        "{two}[[channel]]\nname = \"c\"\nkind = \"socket\"\n\
+         [[task]]\nname = \"r0\"\naffinity = \"0\"\nprogram = \"recv c; run 50us\"\n\
          [[task]]\nname = \"r1\"\naffinity = \"1\"\nprogram = \"recv c; run 50us\"\n\
          [[task]]\nname = \"w\"\naffinity = \"0\"\npolicy = \"idle\"\nprogram = \"run 100us; send c 2; run 100us\"\n"
     ));
     let cpu = |name: &str| sim.task_cpu_time(id(&sim, name));
     assert_eq!((cpu("r0"), cpu("r1"), cpu("w")), (64 * US, 50 * US, 200 * US));
     assert_eq!((exit_time(&sim, "r0"), exit_time(&sim, "r1"), exit_time(&sim, "w")), (164 * US, 150 * US, 264 * US));
+}
+
+/// When the first wake-up of `task` was, if any.
+fn first_wakeup(sim: &Simulation, task: u32) -> Option<u64> {
+    records(sim).iter().find(|(_, r)| matches!(r, Record::Wakeup { task: t, .. } if *t == task)).map(|&(t, _)| t)
+}
+
+/// A pipe makes room a page at a time: pipe_read() frees a page with its
+/// last message and only then, if the pipe was full, wakes a writer
+/// (fs/pipe.c, v5.15–v6.18). Capacity 4 over `pages` pages; `tx` fills
+/// the pipe at t = 0 and blocks on the 5th message; `rx` reads one every
+/// 100 µs from 1 ms, at 1.0, 1.1, 1.2, 1.3 ms. One page of 4 is free after
+/// the 4th read (1.3 ms), the first of two pages of 2 after the 2nd
+/// (1.1 ms), the first of four pages of 1 after the 1st (1.0 ms).
+#[test]
+fn a_pipe_wakes_its_writer_only_once_a_page_is_free() {
+    for (pages, woken) in [(1, 1_300 * US), (2, 1_100 * US), (4, 1_000 * US)] {
+        let sim = run(&format!(
+            "{FREE}[[channel]]\nname = \"c\"\ncapacity = 4\npages = {pages}\n\
+             [[task]]\nname = \"tx\"\nprogram = \"send c 5\"\n\
+             [[task]]\nname = \"rx\"\nprogram = \"sleep 1ms; loop 5 {{ recv c; run 100us }}\"\n"
+        ));
+        let tx = id(&sim, "tx");
+        assert!(records(&sim).contains(&(0, Record::Chan { task: tx, ch: 0, send: true, n: 4, blocked: true })), "{pages} pages");
+        assert_eq!(first_wakeup(&sim, tx), Some(woken), "{pages} pages");
+        let c = &sim.sched().chans[0];
+        assert_eq!((c.sent, c.received, c.count, c.pages), (5, 5, 0, 0), "{pages} pages");
+    }
+}
+
+/// One write of two messages into an empty pipe wakes one reader
+/// (pipe_write(): `was_empty`, an exclusive wait); that reader, back from
+/// waiting and leaving a message behind, wakes the next (pipe_read()'s
+/// `wake_next_reader`). A unix stream socket's send wakes every blocked
+/// reader itself (sock_def_readable(); unix_stream_data_wait() waits
+/// non-exclusively). `r0` and `r1` block at t = 0; `w` sends at 1 ms.
+#[test]
+fn a_pipe_write_wakes_one_reader_and_a_socket_send_wakes_them_all() {
+    for kind in ["pipe", "socket"] {
+        let sim = run(&format!(
+            "{FREE}[[channel]]\nname = \"c\"\nkind = \"{kind}\"\n\
+             [[task]]\nname = \"r\"\ncount = 2\nprogram = \"recv c; run 50us\"\n\
+             [[task]]\nname = \"w\"\nprogram = \"sleep 1ms; send c 2; run 1ms\"\n"
+        ));
+        let (r0, r1) = (id(&sim, "r.0"), id(&sim, "r.1"));
+        let log = records(&sim);
+        let at = |want: &dyn Fn(&Record) -> bool| log.iter().position(|(_, r)| want(r)).unwrap();
+        let r1_woken = at(&|r| matches!(r, Record::Wakeup { task, .. } if *task == r1));
+        let r0_read = at(&|r| *r == Record::Chan { task: r0, ch: 0, send: false, n: 1, blocked: false });
+        assert_eq!(first_wakeup(&sim, r0), Some(1_000 * US), "{kind}");
+        assert_eq!(r1_woken > r0_read, kind == "pipe", "{kind}: r1 woken by r0's read (pipe) or by the send (socket)");
+        assert_eq!(sim.sched().chans[0].received, 2, "{kind}");
+    }
+}
+
+/// A unix stream socket wakes its blocked writers only once the queue is
+/// down to `wake_at` (unix_write_space(): sk_wmem_alloc at a quarter of
+/// sk_sndbuf). Capacity 8, wake_at 2: `tx` blocks on its 9th message at
+/// t = 0; `rx` reads one every 100 µs from 1 ms; after the 6th read, at
+/// 1.5 ms, 2 are left and `tx` is woken.
+#[test]
+fn a_socket_wakes_its_writers_once_the_queue_is_down_to_wake_at() {
+    let sim = run(&format!(
+        "{FREE}[[channel]]\nname = \"c\"\nkind = \"socket\"\ncapacity = 8\nwake_at = 2\n\
+         [[task]]\nname = \"tx\"\nprogram = \"send c 9\"\n\
+         [[task]]\nname = \"rx\"\nprogram = \"sleep 1ms; loop 9 {{ recv c; run 100us }}\"\n"
+    ));
+    assert_eq!(first_wakeup(&sim, id(&sim, "tx")), Some(1_500 * US));
+    assert_eq!(sim.sched().chans[0].received, 9);
 }

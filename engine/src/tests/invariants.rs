@@ -116,8 +116,10 @@ pub(crate) fn random_scenario(r: &mut Rng) -> String {
         }
         s += &format!("program = \"{}\"\n", program(r));
     }
+    // One-page pipes, pipes of several pages, unix stream sockets.
+    let kinds = ["capacity = 1", "capacity = 2", "capacity = 16", "capacity = 2\npages = 2", "capacity = 16\npages = 4", "capacity = 16\nkind = \"socket\"", "capacity = 2\nkind = \"socket\"\nwake_at = 1"];
     for c in 0..2 {
-        s += &format!("[[channel]]\nname = \"c{c}\"\ncapacity = {}\n", pick(r, &[1u32, 2, 16]));
+        s += &format!("[[channel]]\nname = \"c{c}\"\n{}\n", pick(r, &kinds));
     }
     if r.uniform(0, 5) == 0 {
         s += match r.uniform(0, 2) {
@@ -229,7 +231,32 @@ pub(crate) fn check(sim: &mut Simulation) -> Result<(), String> {
             return Err(format!("task {i}: state {:?} with on_rq {} / entity on_rq {} delayed {}", t.state, t.on_rq, e.on_rq, e.sched_delayed));
         }
     }
+    for (i, c) in s.chans.iter().enumerate() {
+        channel_ok(c, &s.tasks).map_err(|e| format!("channel {i}: {e}"))?;
+    }
     Ok(())
+}
+
+/// A channel holds what fits; a pipe's messages fill its pages in order
+/// (every page but the oldest and the newest full, the oldest not empty);
+/// whoever waits on it is asleep.
+fn channel_ok(c: &crate::kernel::chan::Channel, tasks: &[crate::kernel::sched::core::Task]) -> Result<(), String> {
+    use crate::kernel::chan::Room;
+    if c.count > c.capacity {
+        return Err(format!("{} messages in a capacity of {}", c.count, c.capacity));
+    }
+    if let Room::Pipe { per_page } = c.room {
+        let (pages, fill) = (c.pages, c.head_fill);
+        let most = if pages == 0 { 0 } else { (pages - 1) * per_page + fill };
+        let least = if pages < 2 { pages } else { (pages - 2) * per_page + fill + 1 };
+        if pages > c.capacity / per_page || fill > per_page || (pages == 0) != (fill == 0) || !(least..=most).contains(&c.count) {
+            return Err(format!("{} messages in {pages} pages of {per_page}, the newest holding {fill}", c.count));
+        }
+    }
+    match c.receivers.iter().chain(&c.senders).find(|&&t| tasks[t as usize].state != TaskState::Sleeping) {
+        Some(t) => Err(format!("task {t} waits on it but is {:?}", tasks[*t as usize].state)),
+        None => Ok(()),
+    }
 }
 
 fn coverage_kind(r: &Record) -> &'static str {

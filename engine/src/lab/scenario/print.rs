@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::{format_duration, BalancePhases, ChannelSpec, GroupSpec, Param, Policy, Scenario, StudySpec, TaskSpec, TunableScaling, WorkloadSpec};
+use super::{format_duration, BalancePhases, ChannelKind, ChannelSpec, GroupSpec, Param, Policy, Scenario, StudySpec, TaskSpec, TunableScaling, WorkloadSpec};
 
 /// A TOML basic string: quotes, backslashes and control characters
 /// escaped, everything else (non-ASCII included) as it is.
@@ -167,8 +167,21 @@ fn group(g: &GroupSpec) -> String {
 }
 
 pub fn channel(c: &ChannelSpec) -> String {
-    let sync = if c.sync { "" } else { "sync = false\n" };
-    format!("\n[[channel]]\nname = {}\ncapacity = {}\n{sync}", quote(&c.name), c.capacity)
+    let mut s = format!("\n[[channel]]\nname = {}\ncapacity = {}\n", quote(&c.name), c.capacity);
+    match c.kind {
+        _ if !c.sync => s.push_str("sync = false\n"),
+        ChannelKind::Pipe { pages: 1 } => {}
+        ChannelKind::Pipe { pages } => {
+            let _ = writeln!(s, "pages = {pages}");
+        }
+        ChannelKind::Socket { wake_at } => {
+            s.push_str("kind = \"socket\"\n");
+            if wake_at != c.capacity / 4 {
+                let _ = writeln!(s, "wake_at = {wake_at}");
+            }
+        }
+    }
+    s
 }
 
 pub fn task(t: &TaskSpec) -> String {

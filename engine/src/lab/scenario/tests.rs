@@ -670,6 +670,36 @@ fn workloads_and_channels_parse() {
 }
 
 #[test]
+fn channel_kinds_parse_and_refuse_what_the_kernel_object_has_not() {
+    let kind = |text: &str| parse(text).unwrap().channels[0].kind;
+    // A pipe of one page unless told; a socket's writers wake at a quarter.
+    assert_eq!(kind("[[channel]]\nname = \"a\"\n"), ChannelKind::Pipe { pages: 1 });
+    assert_eq!(kind("[[channel]]\nname = \"a\"\ncapacity = 640\npages = 16\n"), ChannelKind::Pipe { pages: 16 });
+    assert_eq!(kind("[[channel]]\nname = \"a\"\ncapacity = 278\nkind = \"socket\"\n"), ChannelKind::Socket { wake_at: 69 });
+    assert_eq!(kind("[[channel]]\nname = \"a\"\nkind = \"socket\"\ncapacity = 9\nwake_at = 8\n"), ChannelKind::Socket { wake_at: 8 });
+    let e = err("[[channel]]\nname = \"a\"\ncapacity = 12\npages = 3\n");
+    assert_err(&e, "channel[0].pages", p(4, 9), "power of two");
+    let e = err("[[channel]]\nname = \"a\"\ncapacity = 10\npages = 4\n");
+    assert_err(&e, "channel[0].pages", p(4, 9), "capacity 10 does not fill 4 pages");
+    let e = err("[[channel]]\nname = \"a\"\nkind = \"fifo\"\n");
+    assert_err(&e, "channel[0].kind", p(3, 8), "unknown channel kind `fifo`");
+    let e = err("[[channel]]\nname = \"a\"\nkind = \"socket\"\npages = 2\n");
+    assert_err(&e, "channel[0].pages", p(4, 9), "is a pipe's");
+    let e = err("[[channel]]\nname = \"a\"\nwake_at = 2\n");
+    assert_err(&e, "channel[0].wake_at", p(3, 11), "is a socket's");
+    let e = err("[[channel]]\nname = \"a\"\nkind = \"socket\"\ncapacity = 4\nwake_at = 4\n");
+    assert_err(&e, "channel[0].wake_at", p(5, 11), "below the capacity 4");
+    let e = err("[[channel]]\nname = \"a\"\nsync = false\npages = 2\n");
+    assert_err(&e, "channel[0].pages", p(4, 9), "a signal queue");
+    // What the printer writes reads back the same.
+    for text in ["capacity = 640\npages = 16\n", "capacity = 278\nkind = \"socket\"\n", "capacity = 9\nkind = \"socket\"\nwake_at = 8\n", "sync = false\n"] {
+        let sc = parse(&format!("[[channel]]\nname = \"a\"\n{text}")).unwrap();
+        let back = parse(&print::channel(&sc.channels[0])).unwrap();
+        assert_eq!((back.channels[0].capacity, back.channels[0].sync, back.channels[0].kind), (sc.channels[0].capacity, sc.channels[0].sync, sc.channels[0].kind), "{text}");
+    }
+}
+
+#[test]
 fn groups_parse_and_check_names() {
     let sc = parse(
         "[[group]]\nname = \"db\"\nweight = 200\n[[group]]\nname = \"web\"\nparent = \"db\"\nidle = true\n\

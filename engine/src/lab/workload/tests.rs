@@ -33,8 +33,9 @@ fn hackbench_threads_pipe() {
     assert_eq!(e.tasks.len(), 2 * (3 + 1));
     assert_eq!(e.tasks.iter().map(|t| t.count).sum::<u32>(), 2 * 6);
     assert_eq!(e.channels.len(), 6);
-    // A pipe holds 64 KiB: 655 messages of 100 bytes.
-    assert!(e.channels.iter().all(|c| c.capacity == 65_536 / 100));
+    // A pipe holds 16 pages of 4096 bytes; 100-byte writes merge into a
+    // page while they fit whole: 40 to a page (4000 + 100 > 4096), 640.
+    assert!(e.channels.iter().all(|c| c.capacity == 16 * 40 && c.kind == ChannelKind::Pipe { pages: 16 }));
     // A receiver reads fds × loops = 12 messages from its own pipe.
     assert_eq!(prog(&e, "hackbench-g1-rx2"), "loop 12 { recv hackbench-g1-2; run 700ns }");
     // A sender writes one message to each receiver of its group per loop.
@@ -59,9 +60,13 @@ fn hackbench_threads_pipe() {
 #[test]
 fn hackbench_process_sockets_defaults() {
     let e = expand1("[[workload]]\nkind = \"hackbench\"\n", 8);
-    // 1 group of 20 + 20; unix socket buffer: 212992 / (128 + 576) = 302.
+    // 1 group of 20 + 20. A 100-byte write is an skb of truesize 768: its
+    // head of 128 + 320 (skb_shared_info) bytes rounds up to kmalloc's 512,
+    // plus 256 for the sk_buff. Sends go on while sk_wmem_alloc - 1 <
+    // 212992: 278 fit (277 × 768 = 212736). Writers wake once
+    // (sk_wmem_alloc << 2) <= 212992, i.e. 768 n + 1 <= 53248: n <= 69.
     assert_eq!(e.tasks.iter().map(|t| t.count).sum::<u32>(), 40);
-    assert!(e.channels.iter().all(|c| c.capacity == 302));
+    assert!(e.channels.iter().all(|c| c.capacity == 278 && c.kind == ChannelKind::Socket { wake_at: 69 }));
     assert!(e.tasks.iter().all(|t| t.process.is_none()));
     assert_eq!(prog(&e, "hackbench-g0-rx0"), "loop 2000 { recv hackbench-g0-0; run 1.3us }");
     assert_eq!((e.measure.case.as_str(), e.measure.load.as_str()), ("process-sockets", "1 group"));

@@ -315,9 +315,18 @@ pub(crate) fn document(r: &mut Rng) -> Value {
         if chance(r, 3) {
             continue; // declared by use, with the default capacity
         }
-        let mut chan = json!({ "name": c, "capacity": *pick(r, &[1u64, 2, 16, 1024, 1 << 40]) });
+        let capacity = *pick(r, &[1u64, 2, 16, 1024, 1 << 40]);
+        let mut chan = json!({ "name": c, "capacity": capacity });
         if chance(r, 3) {
             chan["sync"] = json!(false); // a signal queue
+        } else if chance(r, 3) {
+            chan["kind"] = json!("socket");
+            if chance(r, 2) {
+                chan["wake_at"] = json!(r.uniform(0, capacity - 1));
+            }
+        } else if chance(r, 3) {
+            // A power of two of pages the capacity fills evenly.
+            chan["pages"] = json!(1u64 << r.uniform(0, capacity.trailing_zeros().min(20) as u64));
         }
         chans.push(chan);
     }
