@@ -276,46 +276,35 @@ impl Given {
         Given { pos: cx.pos(v.start), key }
     }
 
-    fn err(&self, msg: impl Into<String>) -> ScenarioError {
-        ScenarioError::new(self.key.clone(), Some(self.pos), msg)
+    fn err(self, msg: &str) -> ScenarioError {
+        ScenarioError::new(self.key, Some(self.pos), msg.to_string())
     }
 }
 
 /// A `[[channel]]`'s `kind`, `pages` and `wake_at`, checked against its
-/// capacity once every key is read.
+/// capacity once every key is read. (Static messages: the key and its
+/// position say which value is refused, and the page's size budget is
+/// tight.)
 fn channel_kind(c: &ChannelSpec, kind: Option<(String, Given)>, pages: Option<(u64, Given)>, wake_at: Option<(u64, Given)>) -> R<ChannelKind> {
     if !c.sync {
-        let given = [kind.as_ref().map(|k| &k.1), pages.as_ref().map(|p| &p.1), wake_at.as_ref().map(|w| &w.1)];
-        if let Some(g) = given.into_iter().flatten().next() {
-            return Err(g.err("a signal queue (`sync = false`) has no `kind`, `pages` or `wake_at`"));
-        }
-        return Ok(ChannelKind::Pipe { pages: 1 });
+        return match kind.map(|k| k.1).or(pages.map(|p| p.1)).or(wake_at.map(|w| w.1)) {
+            Some(g) => Err(g.err("a signal queue (`sync = false`) has no `kind`, `pages` or `wake_at`")),
+            None => Ok(ChannelKind::Pipe { pages: 1 }),
+        };
     }
-    match kind.as_ref().map(|(k, g)| (k.as_str(), g)) {
-        None | Some(("pipe", _)) => {
-            if let Some((_, g)) = &wake_at {
-                return Err(g.err("`wake_at` is a socket's: a pipe wakes a writer when it frees a page of a full pipe"));
-            }
-            let Some((pages, g)) = pages else { return Ok(ChannelKind::Pipe { pages: 1 }) };
-            if !pages.is_power_of_two() {
-                return Err(g.err(format!("{pages} pages: a pipe's size is a power of two of pages (F_SETPIPE_SZ rounds it up to one)")));
-            }
-            if !c.capacity.is_multiple_of(pages) {
-                return Err(g.err(format!("capacity {} does not fill {pages} pages evenly: give a capacity that is a multiple of `pages`", c.capacity)));
-            }
-            Ok(ChannelKind::Pipe { pages })
-        }
-        Some(("socket", _)) => {
-            if let Some((_, g)) = &pages {
-                return Err(g.err("`pages` is a pipe's: a socket's room is its capacity"));
-            }
-            match wake_at {
-                Some((w, g)) if w >= c.capacity => Err(g.err(format!("wake_at {w} must be below the capacity {}", c.capacity))),
-                Some((w, _)) => Ok(ChannelKind::Socket { wake_at: w }),
-                None => Ok(ChannelKind::Socket { wake_at: c.capacity / 4 }),
-            }
-        }
-        Some((other, g)) => Err(g.err(format!("unknown channel kind `{other}`: expected \"pipe\" or \"socket\""))),
+    match kind {
+        Some((k, g)) if k != "pipe" && k != "socket" => Err(g.err("unknown channel kind: expected \"pipe\" or \"socket\"")),
+        Some((k, _)) if k == "socket" => match (pages, wake_at) {
+            (Some((_, g)), _) => Err(g.err("`pages` is a pipe's: a socket's room is its capacity")),
+            (None, Some((w, g))) if w >= c.capacity => Err(g.err("`wake_at` must be below the capacity")),
+            (None, wake_at) => Ok(ChannelKind::Socket { wake_at: wake_at.map_or(c.capacity / 4, |w| w.0) }),
+        },
+        _ => match (pages, wake_at) {
+            (_, Some((_, g))) => Err(g.err("`wake_at` is a socket's: a pipe wakes a writer when it frees a page of a full pipe")),
+            (Some((n, g)), _) if !n.is_power_of_two() => Err(g.err("a pipe's size is a power of two of pages (F_SETPIPE_SZ rounds it up to one)")),
+            (Some((n, g)), _) if !c.capacity.is_multiple_of(n) => Err(g.err("the capacity must be a multiple of `pages`: each page holds capacity / pages messages")),
+            (pages, None) => Ok(ChannelKind::Pipe { pages: pages.map_or(1, |p| p.0) }),
+        },
     }
 }
 
