@@ -8,6 +8,7 @@
 //! min_vruntime (the offset the queue keeps its sums against), so they read
 //! as small numbers instead of 64-bit counters that start near 2^64 − 2^20.
 
+use crate::kernel::chan::Room;
 use crate::kernel::sched::features::Feature;
 use crate::kernel::lib::rbtree::NIL;
 use crate::kernel::sched::select::{Placed, ScanEnd, Seen};
@@ -520,12 +521,14 @@ impl Cx<'_> {
                     (true, true) => " The channel is full: it blocks until a receiver makes room.".into(),
                     (true, false) => " The channel is empty: it blocks until a sender puts messages in.".into(),
                 };
-                let how = if self.sim.sched().chans.get(ch as usize).is_none_or(|c| c.sync()) {
-                    "with WF_SYNC, as pipe and socket writes do"
-                } else {
-                    "without WF_SYNC: a queue of real-time signals, whose sigqueue() wakes without it"
+                let how = match (self.sim.sched().chans.get(ch as usize).map(|c| c.room), send) {
+                    (Some(Room::Signals), _) => "waiters on the other side are woken without WF_SYNC: a queue of real-time signals, whose sigqueue() wakes without it",
+                    (Some(Room::Socket { .. }), true) => "a socket's send wakes every blocked reader (WF_SYNC)",
+                    (Some(Room::Socket { .. }), false) => "a socket's blocked writers wake (WF_SYNC) once the queue is down to its wake_at",
+                    (_, true) => "a pipe wakes a reader (one, WF_SYNC) only with a write into an empty pipe",
+                    (_, false) => "a pipe wakes a writer (one, WF_SYNC) only when a read frees a page of a full pipe",
                 };
-                format!("{} {verb} {n} message{} on channel {ch}; waiters on the other side are woken {how}.{wait}", self.name(task), if n == 1 { "" } else { "s" })
+                format!("{} {verb} {n} message{} on channel {ch}; {how}.{wait}", self.name(task), if n == 1 { "" } else { "s" })
             }
             Record::Signal { task, target, woke } => {
                 if woke {
@@ -922,6 +925,18 @@ name = "t"
 count = 3
 program = "run"
 "#;
+
+    /// A channel operation is explained by its kernel object's wake-up rule.
+    #[test]
+    fn a_channel_operation_says_whom_its_kernel_object_wakes() {
+        for (kind, send, want) in [("pipe", true, "only with a write into an empty pipe"), ("pipe", false, "frees a page of a full pipe"), ("socket", true, "wakes every blocked reader"), ("socket", false, "down to its wake_at")] {
+            let text = format!("[topology]\npreset = \"1cpu\"\n[[channel]]\nname = \"c\"\nkind = \"{kind}\"\n[[task]]\nname = \"w\"\nprogram = \"send c; exit\"\n[[task]]\nname = \"r\"\nprogram = \"recv c; exit\"\n");
+            let (sim, entries) = run_to(&text, |r| matches!(r, Record::Chan { send: s, .. } if *s == send));
+            let chan = entries.iter().find(|e| matches!(e.record, Record::Chan { .. })).unwrap();
+            let s = explain(&sim, chan);
+            assert!(s.contains(want), "{kind}, send {send}: {s}");
+        }
+    }
 
     #[test]
     fn slice_expiry_names_the_picked_task_with_relative_numbers() {
