@@ -8,7 +8,8 @@
 //! and data wake whom is the kernel object's rule ([`Room`]):
 //!
 //! - **A pipe** (fs/pipe.c pipe_write()/pipe_read(), v5.15–v6.18: the same
-//!   since 3b844826b6c6 in v5.14) keeps messages in pages, `capacity /
+//!   since 3b844826b6c6, believed v5.14: its 5.10.61 backport is of August
+//!   2021) keeps messages in pages, `capacity /
 //!   pages` to a page. A write merges into the newest page while it has
 //!   room, else takes a free page; it blocks only when every page is taken
 //!   and the newest is full. A read frees a page once it has taken its last
