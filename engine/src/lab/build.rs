@@ -203,6 +203,7 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
     let cfg = config(sc, ov)?;
     let (tasks, channels, measures) = crate::lab::workload::expand_all(sc, cfg.cpus)?;
     let mut sched = Sched::new(cfg.topology.clone(), cfg.features, cfg.tunables);
+    seed_sched_rng(&mut sched, cfg.seed);
     if cfg.balance_phases == BalancePhases::Spread {
         spread_balance_phases(&mut sched, cfg.seed);
     }
@@ -281,6 +282,18 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
         info.workloads.push(crate::lab::sim::WorkloadRun { measure: m, workers });
     }
     Ok((Simulation::new(sched, info, mode), cfg))
+}
+
+/// The kernel seeds each CPU's `sched_rng()` from its entropy pool at
+/// boot; a run draws those seeds from a generator of its own, started
+/// apart from the workload's (which starts at `seed`), so the scheduler's
+/// dice never shift the workload's draws.
+fn seed_sched_rng(sched: &mut Sched, seed: u64) {
+    let mut pool = crate::lab::rng::Rng::new(seed ^ 0x7363_6865_645f_726e);
+    for cpu in 0..sched.rqs.len() as u32 {
+        let (a, b) = (pool.next_u64(), pool.next_u64());
+        sched.seed_sched_rng(cpu, [a as u32, (a >> 32) as u32, b as u32, (b >> 32) as u32]);
+    }
 }
 
 /// `balance_phases = "spread"`: each CPU's domains were last balanced at

@@ -44,19 +44,20 @@ fn before_v6_17_a_domain_costs_what_its_balance_took() {
 
 /// The same machine after 5 ms, with the package domain's max set to
 /// 400 ns as a successful balance would have left it (in this scenario
-/// none succeeds, so both maxima are still 0 under v6.18: 3/2 × 0 = 0).
+/// none succeeds, so both maxima are still 0 under the bump: 3/2 × 0 = 0).
 /// The next newidle balance of CPU 1 fails in both domains. v6.6: the
-/// maxima stay (100, 400). v6.17+ (155213a2aed4, NEWIDLE_COST_BUMP): each
-/// failed domain records 3/2 of its max: SMT 3/2 × 0 = 0, package
-/// 3/2 × 400 = 600.
+/// maxima stay (100, 400). v6.17–v6.18.4 (155213a2aed4, NEWIDLE_COST_BUMP;
+/// the 6.18 preset with the bump on and NI_RANDOM off): each failed domain
+/// records 3/2 of its max: SMT 3/2 × 0 = 0, package 3/2 × 400 = 600.
 #[test]
-fn from_v6_17_a_failed_newidle_balance_raises_the_cost_by_half() {
-    assert_eq!(after_one_failed_newidle("6.6"), (100, 400));
-    assert_eq!(after_one_failed_newidle("6.18"), (0, 600));
+fn in_v6_17_a_failed_newidle_balance_raises_the_cost_by_half() {
+    assert_eq!(after_one_failed_newidle("6.6", &[]), (100, 400));
+    let v6_18_0 = [("NEWIDLE_COST_BUMP".into(), true), ("NI_RANDOM".into(), false)];
+    assert_eq!(after_one_failed_newidle("6.18", &v6_18_0), (0, 600));
 }
 
-fn after_one_failed_newidle(kernel: &str) -> (u64, u64) {
-    let ov = Overrides { kernel: Some(kernel.into()), ..Default::default() };
+fn after_one_failed_newidle(kernel: &str, features: &[(String, bool)]) -> (u64, u64) {
+    let ov = Overrides { kernel: Some(kernel.into()), features: features.to_vec(), ..Default::default() };
     let (mut sim, _) = from_text(PINNED, &ov, LogMode::HashOnly).unwrap();
     sim.run_until(5_000_000);
     sim.state.sched.sd[1][1].max_newidle_lb_cost = 400;
@@ -66,6 +67,40 @@ fn after_one_failed_newidle(kernel: &str) -> (u64, u64) {
     }
     let sd = &sim.sched().sd[1];
     (sd[0].max_newidle_lb_cost, sd[1].max_newidle_lb_cost)
+}
+
+/// NI_RANDOM (33cf66d88306, v6.19; the 6.18 preset, as 6.18.5 on):
+/// sched_balance_newidle() runs a domain's balance only when a 1024-sided
+/// die d ∈ [0, 1023] shows d ≤ 1 + newidle_ratio, and every attempt, run
+/// or skipped, is counted by update_newidle_stats(): call += 1, success +=
+/// weight if it pulled; at call = 1024 the ratio becomes success and both
+/// halve. PINNED over 600 ms: CPU 1 goes idle N ≈ 1800 times (t's sleeps,
+/// one per ~335 µs of run, sleep and switch costs)
+/// and every balance fails, so each of its two domains sees N attempts
+/// with no success. From (call, success, ratio) = (512, 256, 512) the
+/// ratio halves every 512 attempts: 256 after 512, 128 after 1024, 64
+/// after 1536 (success halving with it: 128, 64, 32), so after N attempts
+/// (call, success, ratio) = (512 + (N − 1536), 32, 64). The balances run:
+/// 512 × 514/1024 + 512 × 258/1024 + 512 × 130/1024 + (N − 1536) × 66/1024
+/// ≈ 257 + 129 + 65 + 17 = 468 per domain for N = 1800, ~936 of 2N = 3600
+/// for both (NO_NI_RANDOM: all 3600).
+#[test]
+fn from_v6_19_failing_newidle_balances_run_in_proportion_to_their_success() {
+    let text = PINNED.replace("duration = \"50ms\"", "duration = \"600ms\"");
+    let sim = run(&text, "6.18");
+    let n = sim.sched().tasks[2].stats.nvcsw;
+    assert!((1536..1536 + 512).contains(&n), "{n} idle entries");
+    for (level, sd) in sim.sched().sd[1].iter().enumerate() {
+        assert_eq!((sd.newidle_call, sd.newidle_success, sd.newidle_ratio), (512 + (n as u32 - 1536), 32, 64), "domain {level}");
+    }
+    let expected = 2.0 * (257.0 + 129.0 + 65.0 + (n - 1536) as f64 * 66.0 / 1024.0);
+    let ran = sim.sched().balance_stats.newidle as f64;
+    // Binomial spread: sqrt(Σ p(1 − p)) ≈ 24 for both domains; 4σ ≈ 100.
+    assert!((ran - expected).abs() < 100.0, "{ran} newidle balances ran, expected {expected:.0}");
+    let ov = Overrides { kernel: Some("6.18".into()), features: vec![("NI_RANDOM".into(), false)], ..Default::default() };
+    let (mut all, _) = from_text(&text, &ov, LogMode::HashOnly).unwrap();
+    all.run();
+    assert_eq!(all.sched().balance_stats.newidle, 2 * all.sched().tasks[2].stats.nvcsw, "NO_NI_RANDOM: every idle entry balances both domains");
 }
 
 /// newidle_balance() of v5.15 skips the balance when "this_rq->avg_idle <

@@ -3,3 +3,4 @@
 pub mod cpumask;
 pub mod rbtree;
 pub mod math64;
+pub mod prandom;

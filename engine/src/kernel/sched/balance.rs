@@ -34,11 +34,28 @@ pub struct DomainState {
     /// ns.
     pub max_newidle_lb_cost: u64,
     pub last_decay_max_lb_cost: u64,
+    /// NI_RANDOM's success statistics (`newidle_call`, `newidle_success`,
+    /// `newidle_ratio` of struct sched_domain): newidle balances counted,
+    /// their successes weighted, and the success rate out of 1024.
+    pub newidle_call: u32,
+    pub newidle_success: u32,
+    pub newidle_ratio: u32,
 }
 
 impl DomainState {
+    /// sd_init() (topology.c, v6.19 / 6.18.5): newidle statistics start at
+    /// a 50 % success rate.
     pub fn new(d: &Domain) -> DomainState {
-        DomainState { balance_interval: d.min_interval, last_balance: 0, nr_balance_failed: 0, max_newidle_lb_cost: 0, last_decay_max_lb_cost: 0 }
+        DomainState {
+            balance_interval: d.min_interval,
+            last_balance: 0,
+            nr_balance_failed: 0,
+            max_newidle_lb_cost: 0,
+            last_decay_max_lb_cost: 0,
+            newidle_call: 512,
+            newidle_success: 256,
+            newidle_ratio: 512,
+        }
     }
 }
 
@@ -217,10 +234,45 @@ impl Sched {
         false
     }
 
+    /// Mirrors `update_newidle_stats()` (fair.c, v6.19 33cf66d88306; 6.18.5):
+    /// count one newidle balance of the domain and its `success` weight;
+    /// every 1024 calls the ratio becomes the weighted successes and both
+    /// counts halve, so the ratio follows the last ~1024 balances.
+    fn update_newidle_stats(&mut self, cpu: u32, level: usize, success: u32) {
+        let st = &mut self.sd[cpu as usize][level];
+        st.newidle_call += 1;
+        st.newidle_success += success;
+        if st.newidle_call >= 1024 {
+            st.newidle_ratio = st.newidle_success;
+            st.newidle_call /= 2;
+            st.newidle_success /= 2;
+        }
+    }
+
+    /// NI_RANDOM's die (`sched_rng() % 1024` in sched_balance_newidle(),
+    /// v6.19 / 6.18.5): the weight a balance of the domain carries if it is
+    /// run, or None if the die says skip it. A domain whose balances pull
+    /// with success rate r out of 1024 is balanced with probability
+    /// (r + 2)/1024, and a success then counts 1024/(r + 1) times (rounded),
+    /// so the ratio estimates the rate the balance would have if always run.
+    fn newidle_die(&mut self, cpu: u32, level: usize) -> Option<u32> {
+        if !self.feat.has(Feature::NI_RANDOM) {
+            return Some(1);
+        }
+        let d1k = self.sched_rng[cpu as usize].next_u32() % 1024;
+        let weight = 1 + self.sd[cpu as usize][level].newidle_ratio;
+        if d1k > weight {
+            self.update_newidle_stats(cpu, level, 0);
+            return None;
+        }
+        Some((1024 + weight / 2) / weight)
+    }
+
     /// Mirrors `sched_balance_newidle()` (fair.c, v6.18; `newidle_balance()`
-    /// in v6.6, the same but for NEWIDLE_COST_BUMP): a CPU about to go idle
-    /// tries to pull work, domain by domain, while its expected idle time
-    /// covers the cost. Returns true if it pulled a task.
+    /// in v6.6, the same but for NEWIDLE_COST_BUMP; NI_RANDOM from v6.19 and
+    /// 6.18.5): a CPU about to go idle tries to pull work, domain by domain,
+    /// while its expected idle time covers the cost. Returns true if it
+    /// pulled a task.
     pub(crate) fn sched_balance_newidle(&mut self, cpu: u32) -> bool {
         self.rqs[cpu as usize].idle_stamp = self.now.max(1);
         let levels = self.topo.domains[cpu as usize].len();
@@ -251,6 +303,9 @@ impl Sched {
                 break;
             }
             if self.topo.domains[cpu as usize][level].flags & SD_BALANCE_NEWIDLE != 0 {
+                let Some(weight) = self.newidle_die(cpu, level) else {
+                    continue;
+                };
                 self.balance_stats.newidle += 1;
                 pulled = self.sched_balance_rq(cpu, level, Idle::NewlyIdle, &mut continue_balancing) > 0;
                 // The balance's cost: looking at every CPU of the domain.
@@ -262,6 +317,11 @@ impl Sched {
                     domain_cost = 3 * self.sd[cpu as usize][level].max_newidle_lb_cost / 2;
                 }
                 self.update_newidle_cost(cpu, level, domain_cost);
+                // update_newidle_cost(sd, cost, weight * !!pulled_task)
+                // counts the balance when its cost is non-zero, as a
+                // measured sched_clock() interval always is; the model's
+                // cost can be 0 (costs.scan = 0), so it counts here.
+                self.update_newidle_stats(cpu, level, if pulled { weight } else { 0 });
             }
             if pulled || !continue_balancing {
                 break;

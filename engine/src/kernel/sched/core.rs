@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 use crate::kernel::sched::cfs_rq::CfsRq;
 use crate::kernel::lib::cpumask::CpuMask;
+use crate::kernel::lib::prandom::RndState;
 use crate::kernel::sched::entity::SchedEntity;
 use crate::kernel::sched::fair::*;
 use crate::kernel::sched::features::Features;
@@ -243,6 +244,9 @@ pub struct Sched {
     pub llc: Vec<LlcShared>,
     /// Per CPU and domain level: the balancer's state.
     pub sd: Vec<Vec<DomainState>>,
+    /// Per CPU: `sched_rnd_state`, the generator behind `sched_rng()`
+    /// (NI_RANDOM's die), seeded by `seed_sched_rng()`.
+    pub sched_rng: Vec<RndState>,
     pub sis: SisStats,
     /// The scan of the placement in progress.
     pub scan: ScanTrace,
@@ -278,6 +282,12 @@ pub struct Sched {
 }
 
 impl Sched {
+    /// Seeds CPU `cpu`'s `sched_rng()` (the kernel: get_random_bytes() at
+    /// boot, in sched_init_smp()).
+    pub fn seed_sched_rng(&mut self, cpu: u32, seeds: [u32; 4]) {
+        self.sched_rng[cpu as usize] = RndState::seeded(seeds);
+    }
+
     /// An empty machine: one run queue per CPU of the topology.
     pub fn new(topo: Rc<Topology>, feat: Features, tun: Tunables) -> Sched {
         let cpus = topo.nr_cpus();
@@ -336,6 +346,7 @@ impl Sched {
             chans: Vec::new(),
             llc,
             sd,
+            sched_rng: (0..cpus).map(|c| RndState::seeded([c, 0, 0, 0])).collect(),
             sis: SisStats::default(),
             scan: ScanTrace::default(),
             waking_cpu: 0,
