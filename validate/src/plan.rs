@@ -373,8 +373,10 @@ fn expand(mut sc: Scenario) -> Result<(Scenario, usize), String> {
     Ok((sc, written))
 }
 
+/// The real threads make real system calls, so nothing is added for them
+/// (`costs.channel_op` is the model's stand-in for those calls).
 fn compile(key: &str, stmts: &[Stmt], names: &mut Resolver) -> Result<Arc<Program>, String> {
-    Program::compile(stmts, names).map(Arc::new).map_err(|u| at(&format!("{key}.program"), u.pos, format!("{} cannot be validated", u.what)))
+    Program::compile(stmts, names, 0).map(Arc::new).map_err(|u| at(&format!("{key}.program"), u.pos, format!("{} cannot be validated", u.what)))
 }
 
 /// Tasks of different `process`es: the model charges `costs.context_switch`

@@ -132,6 +132,7 @@ pub fn config(sc: &Scenario, ov: &Overrides) -> Result<Config, ScenarioError> {
     tunables.cost_scan = c.scan.unwrap_or(tunables.cost_scan);
     tunables.cost_wakeup = c.wakeup.unwrap_or(tunables.cost_wakeup);
     tunables.idle_exit = c.idle_exit;
+    tunables.cost_channel_op = c.channel_op.unwrap_or(0);
     Ok(Config {
         kernel: preset.name.to_string(),
         patches: patch_list.iter().map(|n| n.name.clone()).collect(),
@@ -233,7 +234,7 @@ pub fn build(sc: &Scenario, ov: &Overrides, mode: LogMode) -> Result<(Simulation
     let mut spec_first: Vec<u32> = Vec::with_capacity(tasks.len());
     for (i, spec) in tasks.iter().enumerate() {
         let key = if i < sc.tasks.len() { format!("task[{i}]") } else { format!("task `{}`", spec.name) };
-        let prog = Program::compile(&spec.program.stmts, &mut resolver)
+        let prog = Program::compile(&spec.program.stmts, &mut resolver, cfg.tunables.cost_channel_op)
             .map_err(|u| ScenarioError::new(format!("{key}.program"), Some(u.pos), u.what))?;
         let affinity = Rc::new(match &spec.affinity {
             Some((list, pos)) => {

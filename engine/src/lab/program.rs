@@ -51,9 +51,13 @@ pub trait Names {
 }
 
 impl Program {
-    pub fn compile(stmts: &[Stmt], names: &mut dyn Names) -> Result<Program, Unresolved> {
+    /// Compiles a statement tree. `channel_op` (ns, `costs.channel_op`) is
+    /// the system call behind each send and recv: it becomes a `run` before
+    /// every send (pipe_write() copies, then wakes) and after every recv
+    /// (pipe_read() copies once there is something to read); 0 adds none.
+    pub fn compile(stmts: &[Stmt], names: &mut dyn Names, channel_op: u64) -> Result<Program, Unresolved> {
         let mut p = Program::default();
-        p.emit(stmts, names)?;
+        p.emit(stmts, names, channel_op)?;
         let mut open: usize = 0;
         for i in &p.code {
             match i {
@@ -68,7 +72,8 @@ impl Program {
         Ok(p)
     }
 
-    fn emit(&mut self, stmts: &[Stmt], names: &mut dyn Names) -> Result<(), Unresolved> {
+    fn emit(&mut self, stmts: &[Stmt], names: &mut dyn Names, channel_op: u64) -> Result<(), Unresolved> {
+        let syscall = (channel_op > 0).then_some(Instr::Run(Dur::Fixed(channel_op)));
         for s in stmts {
             let instr = match &s.kind {
                 StmtKind::Run(d) => Instr::Run(*d),
@@ -81,14 +86,21 @@ impl Program {
                 StmtKind::Loop { count, body } => {
                     let start = self.code.len() as u32;
                     self.code.push(Instr::Loop { count: *count, end: 0 });
-                    self.emit(body, names)?;
+                    self.emit(body, names, channel_op)?;
                     let end = self.code.len() as u32;
                     self.code.push(Instr::EndLoop { start });
                     self.code[start as usize] = Instr::Loop { count: *count, end };
                     continue;
                 }
-                StmtKind::Send { chan, n } => Instr::Send { ch: names.channel(chan), n: *n },
-                StmtKind::Recv { chan, n } => Instr::Recv { ch: names.channel(chan), n: *n },
+                StmtKind::Send { chan, n } => {
+                    self.code.extend(syscall);
+                    Instr::Send { ch: names.channel(chan), n: *n }
+                }
+                StmtKind::Recv { chan, n } => {
+                    self.code.push(Instr::Recv { ch: names.channel(chan), n: *n });
+                    self.code.extend(syscall);
+                    continue;
+                }
                 StmtKind::Wake(t) => match names.task(t) {
                     Some(task) => Instr::Wake { task },
                     None => return Err(Unresolved { what: format!("wake: no task named `{t}`"), pos: s.pos }),
@@ -248,7 +260,7 @@ mod tests {
     }
 
     fn compile(code: &str) -> Program {
-        Program::compile(&parse_program(code, Pos::START).unwrap().stmts, &mut NoNames).unwrap()
+        Program::compile(&parse_program(code, Pos::START).unwrap().stmts, &mut NoNames, 0).unwrap()
     }
 
     #[test]

@@ -393,6 +393,12 @@ pub struct Costs {
     pub wakeup: Option<u64>,
     /// A fixed idle-exit latency (instead of the topology's idle states).
     pub idle_exit: Option<u64>,
+    /// The system call behind every `send` and `recv` (pipe_write(),
+    /// pipe_read(), a socket's sendmsg/recvmsg, kill, sigtimedwait): CPU
+    /// time the task spends before a send moves its messages and after a
+    /// recv has its messages. Default 0: the program's own `run`s are all
+    /// the CPU time there is (workloads charge theirs as `run`s).
+    pub channel_op: Option<u64>,
 }
 
 /// Defaults for `[sim]`.
@@ -915,7 +921,7 @@ const SIM_KEYS: [&str; 11] = [
     "costs",
     "balance_phases",
 ];
-const COST_KEYS: [&str; 6] = ["context_switch", "thread_switch", "migration", "scan", "wakeup", "idle_exit"];
+const COST_KEYS: [&str; 7] = ["context_switch", "thread_switch", "migration", "scan", "wakeup", "idle_exit", "channel_op"];
 const GROUP_KEYS: [&str; 5] = ["name", "parent", "weight", "shares", "idle"];
 const TOPOLOGY_KEYS: [&str; 5] = [
     "preset",
@@ -1320,6 +1326,7 @@ impl Cx<'_, '_> {
                             "scan" => sim.costs.scan = d,
                             "wakeup" => sim.costs.wakeup = d,
                             "idle_exit" => sim.costs.idle_exit = d,
+                            "channel_op" => sim.costs.channel_op = d,
                             _ => return Err(self.unknown_key(&key, "in sim.costs", c, &COST_KEYS)),
                         }
                     }

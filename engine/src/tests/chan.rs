@@ -422,6 +422,30 @@ fn a_preempted_wakers_later_wake_ups_are_charged_to_the_task_switched_in() {
     assert_eq!((exit_time(&sim, "r0"), exit_time(&sim, "r1"), exit_time(&sim, "w")), (164 * US, 150 * US, 264 * US));
 }
 
+/// `costs.channel_op` (5 µs here, every other cost 0, one CPU) is the
+/// system call behind each send and recv: pipe_write() copies, then wakes;
+/// pipe_read() copies once there is a message. `rx` blocks in `recv c` at
+/// t = 0, costing nothing yet; `tx` wakes at 1 ms, spends 5 µs in the
+/// write and sends at 1.005 ms, which wakes `rx`; `rx` spends its 5 µs of
+/// read and its 10 µs `run`, and exits at 1.005 + 0.015 = 1.020 ms,
+/// whichever of the two runs first after the send (`tx` has nothing left
+/// to run). CPU time: `tx` 5 µs, `rx` 15 µs. Without the cost: woken at
+/// 1.000 ms, exit at 1.010 ms, `tx` 0 and `rx` 10 µs.
+#[test]
+fn a_channel_operation_costs_its_system_call_before_a_send_and_after_a_recv() {
+    let tasks = "[[task]]\nname = \"rx\"\nprogram = \"recv c; run 10us\"\n\
+                 [[task]]\nname = \"tx\"\nprogram = \"sleep 1ms; send c\"\n";
+    let costly = run(&format!("{}{tasks}", FREE.replace("wakeup = \"0ns\"", "wakeup = \"0ns\", channel_op = \"5us\"")));
+    let (rx, tx) = (id(&costly, "rx"), id(&costly, "tx"));
+    assert_eq!(first_wakeup(&costly, rx), Some(1_005 * US));
+    assert_eq!(exit_time(&costly, "rx"), 1_020 * US);
+    assert_eq!((costly.task_cpu_time(tx), costly.task_cpu_time(rx)), (5 * US, 15 * US));
+    let free = run(&format!("{FREE}{tasks}"));
+    assert_eq!(first_wakeup(&free, rx), Some(1_000 * US));
+    assert_eq!(exit_time(&free, "rx"), 1_010 * US);
+    assert_eq!((free.task_cpu_time(tx), free.task_cpu_time(rx)), (0, 10 * US));
+}
+
 /// When the first wake-up of `task` was, if any.
 fn first_wakeup(sim: &Simulation, task: u32) -> Option<u64> {
     records(sim).iter().find(|(_, r)| matches!(r, Record::Wakeup { task: t, .. } if *t == task)).map(|&(t, _)| t)

@@ -125,6 +125,10 @@ pub struct Tunables {
     /// A fixed idle-exit latency for every wakeup of an idle CPU (None: the
     /// topology's idle states decide; Some(0): none).
     pub idle_exit: Option<u64>,
+    /// The system call of each channel operation (`costs.channel_op`):
+    /// compiled into the programs as a `run` before each send and after
+    /// each recv.
+    pub cost_channel_op: u64,
 }
 
 /// Default costs: a context switch ≈ 1 µs (lmbench lat_ctx on recent x86;
@@ -169,6 +173,7 @@ impl Tunables {
             cost_scan: DEFAULT_COSTS[2],
             cost_wakeup: DEFAULT_WAKEUP_COST,
             idle_exit: None,
+            cost_channel_op: 0,
         }
     }
 }
