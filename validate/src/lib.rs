@@ -37,6 +37,8 @@ mod idle_wake;
 #[cfg(target_os = "linux")]
 mod ipc;
 #[cfg(target_os = "linux")]
+mod pipe_cost;
+#[cfg(target_os = "linux")]
 mod real;
 #[cfg(target_os = "linux")]
 mod sys;

@@ -11,6 +11,7 @@ use schedlab_engine::lab::scenario::{format_duration, CpuList, Scenario};
 use super::facts::{self, Facts, Host};
 use super::measure::{self, TaskMeasure};
 use super::idle_wake;
+use super::pipe_cost;
 use super::plan::{self, Layout, Plan, Tuning};
 use super::procfs::{self, CpuTimes};
 use super::real::{self, Disturbance, RealConfig, RepOutcome};
@@ -92,6 +93,29 @@ fn idle_wake_note(plan: &Plan, cpus: &[u32], notes: &mut Vec<String>) -> Result<
         None => "the model charges the idle states of its topology (none for a custom one or 2cpu-vm), or [sim] costs.idle_exit".into(),
     };
     notes.push(format!("a wake-up from CPU {waker} onto idle CPU {wakee} takes {} here (medians of {} wake-ups); {model}", after.join(", "), idle_wake::SAMPLES));
+    Ok(())
+}
+
+/// When the scenario has pipes, a note of what a write() and a read() of
+/// its first pipe's message cost here (`pipe_cost`), beside what the model
+/// charges for them: the scenario's `costs.channel_op`. Not handed to the
+/// model either, for the same reason as the idle wake-up: it is this
+/// machine's figure, and a scenario that wants it says so.
+fn pipe_cost_note(plan: &Plan, cpus: &[u32], notes: &mut Vec<String>) -> Result<(), String> {
+    let (Some(pipe), Some(&cpu)) = (plan.channels.iter().find(|c| c.msg_bytes > 0), cpus.first()) else { return Ok(()) };
+    let c = pipe_cost::measure(cpu, pipe.msg_bytes as usize)?;
+    let us = |ns: u64| format!("{:.2}", ns as f64 / 1e3);
+    let model = match plan.scenario.sim.costs.channel_op {
+        Some(own) => format!("the model charges the scenario's costs.channel_op, {}, for each send and recv", format_duration(own)),
+        None => "the model charges nothing for the calls themselves (give [sim] costs.channel_op)".into(),
+    };
+    notes.push(format!(
+        "a {}-byte pipe write() takes {} µs and a read() {} µs on CPU {cpu} here (medians of {} calls that neither block nor wake); {model}",
+        pipe.msg_bytes,
+        us(c.write_ns),
+        us(c.read_ns),
+        pipe_cost::CALLS
+    ));
     Ok(())
 }
 
@@ -264,6 +288,7 @@ pub fn validate(sc: Scenario, opts: &Options, progress: &mut dyn FnMut(u32, u32)
     context_notes(&f, &mut notes);
     let (cpus, cpu_choice) = choose_cpus(&plan, &f, opts.cpu)?;
     idle_wake_note(&plan, &cpus, &mut notes)?;
+    pipe_cost_note(&plan, &cpus, &mut notes)?;
     let model_runs = measure::run_model(&plan, tuning, opts.reps)?;
     let cfg = RealConfig {
         controller_cpus: controller_cpus(&f, &cpus, &mut notes),
