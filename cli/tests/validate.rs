@@ -345,3 +345,26 @@ fn a_hackbench_group_blocks_and_wakes_through_its_pipes_as_the_kernel_does() {
         assert!((0.6..=1.7).contains(&(m / k)), "{what}: kernel {k:.4}, model {m:.4} per operation");
     }
 }
+
+/// `hackbench-group-two-cpus.toml` on the whole machine: a CPU whose task
+/// blocks pulls a waiting sender from the other (newidle balance), and
+/// this machine's 6.18.44 does so as 6.18.y does from 6.18.5 on: v6.17's
+/// cost bump reverted, balances run in proportion to their success
+/// (NI_RANDOM). Measured here (2 s, senders' migrations per second each):
+/// kernel 36–70, model 44–51; the bump, which turned newidle balancing off
+/// after ~20 failures, gave the model 2–10. The model's senders together
+/// must move 0.5–2 times as often as the kernel's.
+#[test]
+fn newly_idle_cpus_pull_a_hackbench_groups_senders_as_often_as_the_kernels() {
+    if !on_linux("newly_idle_cpus_pull_a_hackbench_groups_senders_as_often_as_the_kernels") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let report = validate_report("hackbench-group-two-cpus.toml", &["--reps", "1", "--retry", "3", "--duration", "2s"]);
+    let moves = |tasks: &serde_json::Value| -> f64 {
+        tasks.as_array().unwrap().iter().filter(|t| t["name"].as_str().is_some_and(|n| n.starts_with("s."))).map(|t| get(t, "nr_migrations")).sum()
+    };
+    let (k, m) = (moves(&report["kernel_runs"][0]["tasks"]), moves(&report["model_runs"][0]));
+    eprintln!("senders' migrations in 2 s: kernel {k}, model {m}");
+    assert!(k > 0.0 && (0.5..=2.0).contains(&(m / k)), "senders' migrations in 2 s: kernel {k}, model {m}");
+}
