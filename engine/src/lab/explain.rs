@@ -492,15 +492,16 @@ impl Cx<'_> {
                     })
                     .unwrap_or(self.sim.sched().rqs[cpu as usize].curr);
                 let who = if curr == NIL { String::new() } else { format!(" ({})", self.name(curr)) };
-                if self.cfs() {
+                let then = if self.cfs() {
                     // v5.15 entity_tick(): check_preempt_tick() only with others queued.
-                    return format!("Scheduler tick on CPU {cpu}: update_curr() charges the running task{who} for the time it ran; with others queued, check_preempt_tick() checks whether it ran its sched_slice() or is a slice ahead of the leftmost vruntime.");
-                }
-                if self.feat(Feature::TICK_PICK_PREEMPT) {
+                    "; with others queued, check_preempt_tick() checks whether it ran its sched_slice() or is a slice ahead of the leftmost vruntime"
+                } else if self.feat(Feature::TICK_PICK_PREEMPT) {
                     // The EEVDF RFC's entity_tick(): check_preempt_tick() asks for a fresh pick.
-                    return format!("Scheduler tick on CPU {cpu}: update_curr() charges the running task{who} for the time it ran; with others queued, check_preempt_tick() reschedules unless pick_eevdf() still picks it (the EEVDF RFC).");
-                }
-                format!("Scheduler tick on CPU {cpu}: update_curr() charges the running task{who} for the time it ran and checks whether its request is used up.")
+                    "; with others queued, check_preempt_tick() reschedules unless pick_eevdf() still picks it (the EEVDF RFC)"
+                } else {
+                    " and checks whether its request is used up"
+                };
+                format!("Scheduler tick on CPU {cpu}: update_curr() charges the running task{who} for the time it ran{then}.")
             }
             Record::Livelock { task } => format!(
                 "{} ran {} program statements at this instant without using time (a `yield` loop with nothing else to run, or send/recv that never block): it spins, keeping its CPU and charged for it until the next tick, then goes on with its program.",
@@ -838,9 +839,14 @@ impl Cx<'_> {
             Placed::PrevIdle => format!("select_idle_sibling() for {t} (woken from CPU {waker}): the target was busy, but its previous CPU {cpu} shares the LLC and is idle (cache still warm)."),
             Placed::RecentIdle => format!("select_idle_sibling() for {t} (woken from CPU {waker}, last on {prev}): target and previous CPU busy; the recently used CPU {cpu} is idle."),
             Placed::IdleSibling => format!("select_idle_sibling() for {t}: no idle core in the LLC, and the idle SMT sibling {cpu} of its previous CPU {prev} is taken (select_idle_smt)."),
-            Placed::IdleCore if last_idle == Some(cpu) => format!("select_idle_sibling() for {t} (woken from CPU {waker}, last on {prev}): the fast paths found nothing idle, so select_idle_cpu() scanned the LLC core by core for a fully idle core and found CPU {cpu}'s core idle."),
-            Placed::IdleCore => format!("select_idle_sibling() for {t} (woken from CPU {waker}, last on {prev}): the fast paths found nothing idle, so select_idle_cpu() scanned the LLC core by core for a fully idle core; none was (has_idle_cores is now cleared), so it takes CPU {cpu}, an idle SMT thread it saw on the way."),
-            Placed::IdleCpu => format!("select_idle_sibling() for {t} (woken from CPU {waker}, last on {prev}): the fast paths found nothing idle, so select_idle_cpu() scanned the LLC and found idle CPU {cpu}."),
+            Placed::IdleCore | Placed::IdleCpu => {
+                let found = match how {
+                    Placed::IdleCpu => format!("and found idle CPU {cpu}"),
+                    _ if last_idle == Some(cpu) => format!("core by core for a fully idle core and found CPU {cpu}'s core idle"),
+                    _ => format!("core by core for a fully idle core; none was (has_idle_cores is now cleared), so it takes CPU {cpu}, an idle SMT thread it saw on the way"),
+                };
+                format!("select_idle_sibling() for {t} (woken from CPU {waker}, last on {prev}): the fast paths found nothing idle, so select_idle_cpu() scanned the LLC {found}.")
+            }
             Placed::Target => format!("select_idle_sibling() for {t} (woken from CPU {waker}, last on {prev}) found no idle CPU: it stays on the target, CPU {cpu}."),
             Placed::NoLlc => format!("{t} goes to CPU {cpu}: the target has no LLC domain to search."),
             #[allow(unreachable_patterns)]

@@ -168,16 +168,13 @@ sched_features! {
     /// sched_balance_newidle(): a newidle balance of a domain that pulled
     /// nothing counts as 1.5× the domain's largest cost so far, and
     /// update_newidle_cost() caps that cost at migration_cost + 200 ns, so
-    /// that failing newidle balances become rare. Off (v5.15–v6.16, v6.19):
-    /// the domain's cost is what the balance took, uncapped.
-    NEWIDLE_COST_BUMP = [0, 0, 0, 0, 0, 0], "schedlab (155213a2aed4 \"sched/fair: Bump sd->max_newidle_lb_cost when newidle balance fails\", v6.17, v6.18.0; reverted by d206fbad9328 in v6.19 and in 6.18.y before 6.18.5)";
-    /// sched_balance_newidle(): each domain's newidle balance runs only when
-    /// a 1024-sided die (per-CPU sched_rng()) falls at or below 1 + the
-    /// domain's success ratio, which tracks the share of its recent
-    /// balances that pulled a task (each success weighted by the inverse of
-    /// the chance it ran; 50 % to start). Off (v5.15–v6.18.4): every newidle
-    /// balance the cost gate lets through runs.
-    NI_RANDOM = [0, 0, 0, 0, 0, 1], "features.h (33cf66d88306 \"sched/fair: Proportional newidle balance\", v6.19; 6.18.5 and the other stable lines)";
+    /// that failing newidle balances become rare. Off: the domain's cost is
+    /// what the balance took.
+    NEWIDLE_COST_BUMP = [0, 0, 0, 0, 0, 0], "schedlab (155213a2aed4, v6.17–v6.18.4; reverted by d206fbad9328)";
+    /// sched_balance_newidle(): a domain's newidle balance runs when a
+    /// per-CPU die (0–1023) shows at most 1 + its recent success rate out
+    /// of 1024 (512 at boot). Off: whenever the cost gate allows.
+    NI_RANDOM = [0, 0, 0, 0, 0, 1], "features.h (33cf66d88306, v6.19, 6.18.5)";
     /// ttwu_queue_cond(): a wake-up onto an idle CPU of the waker's LLC goes
     /// on that CPU's wake list, as one across LLCs always did, so the CPU
     /// enqueues the task once out of idle. Off (v5.15): the waker enqueues

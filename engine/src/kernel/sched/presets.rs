@@ -71,8 +71,8 @@ pub fn presets() -> Vec<Preset> {
                     750_000,
                 ),
                 _ => (
-                    "v6.18: vprot slice protection, PICK_BUDDY, reweight via place_entity(), 0.70 ms base slice, yield forfeits vruntime (6.18.y backport), delayed tasks not runnable anywhere and moved only to migrate load",
-                    "v6.18.2 source",
+                    "v6.18.5: vprot slice protection, PICK_BUDDY, reweight via place_entity(), 0.70 ms base slice, yield forfeits vruntime (6.18.y backport), delayed tasks not runnable anywhere and moved only to migrate load, proportional newidle balance",
+                    "v6.18.2 source + 6.18.5's newidle patches",
                     700_000,
                 ),
             };
