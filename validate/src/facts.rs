@@ -214,7 +214,7 @@ fn shape_line(s: &Shape) -> String {
     format!("{} socket(s) × {} LLC(s) × {} core(s) × {} thread(s)", s.sockets, s.llcs_per_socket, s.cores_per_llc, s.threads_per_core)
 }
 
-fn simple_facts(host: &Host) -> (Fact<bool>, Fact<String>, Fact<String>, bool) {
+fn simple_facts(host: &Host) -> (Fact<bool>, Fact<String>, bool) {
     let autogroup = match host.read("/proc/sys/kernel/sched_autogroup_enabled") {
         Ok(v) => Fact::found(v.trim() != "0", "/proc/sys/kernel/sched_autogroup_enabled"),
         Err(e) => Fact::missing(format!("{e} (kernel without CONFIG_SCHED_AUTOGROUP?)")),
@@ -223,12 +223,32 @@ fn simple_facts(host: &Host) -> (Fact<bool>, Fact<String>, Fact<String>, bool) {
         Some(p) => Fact::found(p.to_string(), "/proc/self/cgroup"),
         None => Fact::missing("/proc/self/cgroup names no cpu controller"),
     };
-    let features = match host.read("/sys/kernel/debug/sched/features") {
-        Ok(f) => Fact::found(f.trim().to_string(), "/sys/kernel/debug/sched/features"),
-        Err(_) => Fact::missing("debugfs sched/features not readable (debugfs not mounted, not root, or kernel lockdown)"),
-    };
     let schedstat = host.read("/proc/self/schedstat").ok().is_some_and(|t| procfs::parse_schedstat(&t).is_ok());
-    (autogroup, cgroup, features, schedstat)
+    (autogroup, cgroup, schedstat)
+}
+
+/// The scheduler's feature flags as debugfs `sched/features` prints them
+/// ("PLACE_LAG NO_NEXT_BUDDY …"). Where that file is closed but
+/// `sched/debug` is readable (this VM), its `.sysctl_sched_features` mask
+/// is decoded for a 6.18 kernel, whose features.h order is known
+/// (`FEATURES_H_6_18`).
+fn sched_features(host: &Host, release: Option<&str>) -> Fact<String> {
+    if let Ok(f) = host.read("/sys/kernel/debug/sched/features") {
+        return Fact::found(f.trim().to_string(), "/sys/kernel/debug/sched/features");
+    }
+    let Ok(debug) = host.read("/sys/kernel/debug/sched/debug") else {
+        return Fact::missing("debugfs sched/features and sched/debug not readable (debugfs not mounted — `mount -t debugfs none /sys/kernel/debug` — not root, or kernel lockdown)");
+    };
+    let Some(mask) = procfs::parse_feature_mask(&debug) else {
+        return Fact::missing("sched/features not readable, and sched/debug has no .sysctl_sched_features");
+    };
+    if release.and_then(procfs::parse_release) != Some((6, 18)) {
+        return Fact::missing(format!("sched/features not readable; sched/debug's mask {mask} is decoded only for 6.18, whose features.h order is known"));
+    }
+    match procfs::decode_features(mask, &procfs::FEATURES_H_6_18) {
+        Some(text) => Fact::found(text, format!(".sysctl_sched_features = {mask} in /sys/kernel/debug/sched/debug, in the order of 6.18.5's features.h")),
+        None => Fact::missing(format!("sched/debug's mask {mask} has more flags than 6.18.5's features.h: not decoded")),
+    }
 }
 
 /// Reads every fact; never fails, but lists what it could not read.
@@ -236,7 +256,8 @@ pub fn gather(host: &Host) -> Facts {
     let (release, preset) = release(host);
     let config = kernel_config(host, release.value.as_deref());
     let (online_cpus, topology, shape) = topology_facts(host);
-    let (autogroup, cpu_cgroup, sched_features, schedstat) = simple_facts(host);
+    let (autogroup, cpu_cgroup, schedstat) = simple_facts(host);
+    let sched_features = sched_features(host, release.value.as_deref());
     let mut f = Facts {
         hz: hz(host, &config),
         base_slice_ns: base_slice(host),
@@ -297,7 +318,11 @@ mod tests {
         // Not captured, not probed: listed as unread.
         assert!(f.base_slice_ns.value.is_none());
         assert!(f.unread.iter().any(|u| u.starts_with("base slice")), "{:?}", f.unread);
-        assert!(f.unread.iter().any(|u| u.starts_with("scheduler features")));
+        // sched/features is not captured (this VM refuses it even to root);
+        // sched/debug's mask is, and decodes in 6.18.5's features.h order.
+        let features = f.sched_features.value.as_deref().unwrap();
+        assert!(features.starts_with("PLACE_LAG PLACE_DEADLINE_INITIAL") && features.ends_with(" NI_RANDOM"), "{features}");
+        assert!(f.sched_features.source.starts_with(".sysctl_sched_features = 99674079"), "{}", f.sched_features.source);
     }
 
     #[test]

@@ -169,6 +169,10 @@ fn render_header(r: &Report) -> String {
     out += &format!("  CPUs       {} online; {}\n", CpuList(f.online_cpus.clone()), fact_line(&f.shape));
     out += &format!("  preemption {}\n", fact_line(&f.preempt));
     out += &format!("  autogroup  {}\n", r.autogroup);
+    if let Some(text) = &f.sched_features.value {
+        let n = text.split_whitespace().count();
+        out += &format!("  features   {n} flags ({}); a note names each the model has that differs from preset {}\n", f.sched_features.source, r.model.preset);
+    }
     let cpus = match r.scenario_cpu {
         Some(c) => format!("scenario CPU {c} → real CPU {}", CpuList(r.real_cpus.clone())),
         None => format!("CPUs {}", CpuList(r.real_cpus.clone())),

@@ -333,3 +333,24 @@ pub fn validate(sc: Scenario, opts: &Options, progress: &mut dyn FnMut(u32, u32)
         facts: f,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// This VM's flags (its sched/debug mask, decoded) agree with preset
+    /// 6.18 on every flag the model has, NI_RANDOM included: no note. A
+    /// 6.18.0–6.18.4 kernel has no NI_RANDOM bit, so its mask reads
+    /// NO_NI_RANDOM, and the report says what the preset does differently.
+    #[test]
+    fn a_flag_the_kernel_runs_without_is_a_note() {
+        let mut f = facts::gather(&Host::captured(&crate::test_data("host-6.18")));
+        let mut notes = Vec::new();
+        feature_notes(&f, "6.18", &mut notes);
+        assert!(notes.is_empty(), "{notes:?}");
+        let text = f.sched_features.value.take().unwrap();
+        f.sched_features.value = Some(text.replace(" NI_RANDOM", " NO_NI_RANDOM"));
+        feature_notes(&f, "6.18", &mut notes);
+        assert_eq!(notes, ["the kernel runs with NO_NI_RANDOM, preset 6.18 with NI_RANDOM"]);
+    }
+}

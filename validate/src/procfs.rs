@@ -239,6 +239,57 @@ fn cgroup_line(l: &str) -> Option<(&str, &str)> {
 
 /// `/sys/kernel/debug/sched/features`: "PLACE_LAG NO_HRTICK ..." as
 /// (name, enabled) pairs.
+/// features.h of 6.18.y from 6.18.5, in SCHED_FEAT order as an SMP build
+/// without PREEMPT_RT has them (TTWU_QUEUE is defined in either branch of
+/// its #ifdef; RT_PUSH_IPI exists with HAVE_RT_PUSH_IPI, every SMP build):
+/// v6.18.2's 26 flags, then NI_RANDOM, which 33cf66d88306 appended.
+pub const FEATURES_H_6_18: [&str; 27] = [
+    "PLACE_LAG",
+    "PLACE_DEADLINE_INITIAL",
+    "PLACE_REL_DEADLINE",
+    "RUN_TO_PARITY",
+    "PREEMPT_SHORT",
+    "NEXT_BUDDY",
+    "PICK_BUDDY",
+    "CACHE_HOT_BUDDY",
+    "DELAY_DEQUEUE",
+    "DELAY_ZERO",
+    "WAKEUP_PREEMPTION",
+    "HRTICK",
+    "HRTICK_DL",
+    "NONTASK_CAPACITY",
+    "TTWU_QUEUE",
+    "SIS_UTIL",
+    "WARN_DOUBLE_CLOCK",
+    "RT_PUSH_IPI",
+    "RT_RUNTIME_SHARE",
+    "LB_MIN",
+    "ATTACH_AGE_LOAD",
+    "WA_IDLE",
+    "WA_WEIGHT",
+    "WA_BIAS",
+    "UTIL_EST",
+    "LATENCY_WARN",
+    "NI_RANDOM",
+];
+
+/// `.sysctl_sched_features` from debugfs `sched/debug`: the flag mask,
+/// bit i for features.h's i-th SCHED_FEAT.
+pub fn parse_feature_mask(debug: &str) -> Option<u64> {
+    let line = debug.lines().find(|l| l.trim_start().starts_with(".sysctl_sched_features"))?;
+    line.split(':').nth(1)?.trim().parse().ok()
+}
+
+/// A mask as sched/features prints it, given features.h's names in order;
+/// None if the mask has a flag past the last name (another features.h).
+pub fn decode_features(mask: u64, names: &[&str]) -> Option<String> {
+    if names.len() < 64 && mask >> names.len() != 0 {
+        return None;
+    }
+    let words: Vec<String> = names.iter().enumerate().map(|(i, n)| if mask >> i & 1 == 1 { n.to_string() } else { format!("NO_{n}") }).collect();
+    Some(words.join(" "))
+}
+
 pub fn parse_features(text: &str) -> Vec<(&str, bool)> {
     text.split_whitespace().map(|w| w.strip_prefix("NO_").map_or((w, true), |n| (n, false))).collect()
 }
@@ -250,6 +301,26 @@ mod tests {
 
     fn sample(path: &str) -> String {
         std::fs::read_to_string(test_data(path)).unwrap()
+    }
+
+    /// This VM's `.sysctl_sched_features`, 99674079 = bits 0–4, 6–10,
+    /// 13–15, 20–24 and 26: in 6.18.5's features.h order every flag at its
+    /// default (NEXT_BUDDY, HRTICK, HRTICK_DL, WARN_DOUBLE_CLOCK,
+    /// RT_RUNTIME_SHARE, LB_MIN, LATENCY_WARN off) except RT_PUSH_IPI (bit
+    /// 17, default on) off, and NI_RANDOM (bit 26) on. v6.18.2's kernel has
+    /// no bit 26: the same mask less 2^26 reads NO_NI_RANDOM. A bit past
+    /// the 27th means another features.h: not decoded.
+    #[test]
+    fn a_feature_mask_decodes_in_features_h_order() {
+        let debug = "sysctl_sched\n  .sysctl_sched_base_slice                 : 1.400000\n  .sysctl_sched_features                   : 99674079\n";
+        let mask = parse_feature_mask(debug).unwrap();
+        assert_eq!(mask, 0b101_1111_0000_1110_0111_1101_1111);
+        let text = decode_features(mask, &FEATURES_H_6_18).unwrap();
+        let off: Vec<&str> = parse_features(&text).into_iter().filter(|&(_, on)| !on).map(|(n, _)| n).collect();
+        assert_eq!(off, ["NEXT_BUDDY", "HRTICK", "HRTICK_DL", "WARN_DOUBLE_CLOCK", "RT_PUSH_IPI", "RT_RUNTIME_SHARE", "LB_MIN", "LATENCY_WARN"]);
+        assert!(decode_features(mask - (1 << 26), &FEATURES_H_6_18).unwrap().ends_with(" NO_NI_RANDOM"));
+        assert_eq!(decode_features(mask | 1 << 27, &FEATURES_H_6_18), None);
+        assert_eq!(parse_feature_mask("sysctl_sched\n"), None);
     }
 
     #[test]
