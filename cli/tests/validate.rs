@@ -314,11 +314,16 @@ fn two_ping_pong_pairs_settle_one_per_cpu() {
     }
 }
 
-/// Switches of a kind (`nr_voluntary_switches` …) per operation, summed
-/// over the tasks whose names start with `prefix`.
+/// A measure (`nr_migrations`, `ops` …) summed over the tasks whose names
+/// start with `prefix`.
+fn total(tasks: &serde_json::Value, prefix: &str, kind: &str) -> f64 {
+    tasks.as_array().unwrap().iter().filter(|t| t["name"].as_str().is_some_and(|n| n.starts_with(prefix))).map(|t| get(t, kind)).sum()
+}
+
+/// Switches of a kind (`nr_voluntary_switches` …) per operation, over the
+/// tasks whose names start with `prefix`.
 fn per_op(tasks: &serde_json::Value, prefix: &str, kind: &str) -> f64 {
-    let of: Vec<&serde_json::Value> = tasks.as_array().unwrap().iter().filter(|t| t["name"].as_str().is_some_and(|n| n.starts_with(prefix))).collect();
-    of.iter().map(|t| get(t, kind)).sum::<f64>() / of.iter().map(|t| get(t, "ops")).sum::<f64>()
+    total(tasks, prefix, kind) / total(tasks, prefix, "ops")
 }
 
 /// `hackbench-group-one-cpu.toml`: 4 senders and 4 receivers on one CPU
@@ -361,10 +366,7 @@ fn newly_idle_cpus_pull_a_hackbench_groups_senders_as_often_as_the_kernels() {
     }
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let report = validate_report("hackbench-group-two-cpus.toml", &["--reps", "1", "--retry", "3", "--duration", "2s"]);
-    let moves = |tasks: &serde_json::Value| -> f64 {
-        tasks.as_array().unwrap().iter().filter(|t| t["name"].as_str().is_some_and(|n| n.starts_with("s."))).map(|t| get(t, "nr_migrations")).sum()
-    };
-    let (k, m) = (moves(&report["kernel_runs"][0]["tasks"]), moves(&report["model_runs"][0]));
+    let (k, m) = (total(&report["kernel_runs"][0]["tasks"], "s.", "nr_migrations"), total(&report["model_runs"][0], "s.", "nr_migrations"));
     eprintln!("senders' migrations in 2 s: kernel {k}, model {m}");
     assert!(k > 0.0 && (0.5..=2.0).contains(&(m / k)), "senders' migrations in 2 s: kernel {k}, model {m}");
 }
