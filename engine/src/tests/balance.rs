@@ -230,3 +230,62 @@ fn spread_balance_phases_refresh_the_scan_budget_within_one_busy_interval() {
         assert_eq!(at("spread", seed, 125).0, 8, "seed {seed}");
     }
 }
+
+/// Two sockets of four cores (no SMT): a hog running alone on each CPU of
+/// socket 0, socket 1 idle. CPU 4 balances its NUMA domain periodically
+/// (should_we_balance(): the first idle CPU of its group {4..7}).
+/// find_busiest_group(): the local group has spare capacity and its child
+/// (MC) prefers siblings, so it spreads tasks: migrate_task, imbalance
+/// (4 − 0) before adjust_numa_imbalance() (4 > NUMA_IMBALANCE_MIN, so
+/// kept) and the final halving: 2. find_busiest_queue() takes CPU 0 (the
+/// first with the most tasks, 1), which has nothing queued to detach, so
+/// every balance fails and counts (sched_balance_rq(), v5.15–v6.18).
+/// need_active_balance() → imbalanced_active_balance(): failures > NUMA's
+/// cache_nice_tries (2) + 2, so the 5th failed balance queues the stopper
+/// on CPU 0. The stopper is a task of CPU 0 as well, so
+/// active_load_balance_cpu_stop()'s `nr_running <= 1` test passes with one
+/// fair task, and detach_one_task() pushes the hog it preempted to CPU 4;
+/// a push clears the failure count of CPU 4's domain spanning CPU 0. (The
+/// model used to refuse a busiest CPU with one task, so no running task
+/// was ever spread this way, and set the count to tries + 1 instead.)
+#[test]
+fn a_lone_running_task_is_pushed_to_an_idle_socket_after_five_failed_balances() {
+    use std::rc::Rc;
+    use crate::kernel::lib::cpumask::CpuMask;
+    use crate::kernel::lib::rbtree::NIL;
+    use crate::kernel::sched::core::{Policy, PrevState, Sched};
+    use crate::kernel::sched::features::{Features, PRESET_NAMES};
+    use crate::kernel::sched::presets::{self, Scaling, Tunables};
+    use crate::kernel::sched::topology::Topology;
+    for (i, preset) in PRESET_NAMES.iter().enumerate() {
+        let p = presets::preset(preset).unwrap();
+        let topo = Rc::new(Topology::new("2x4", 2, 1, 4, 1));
+        let numa = topo.domains[4].len() - 1;
+        assert_eq!(topo.domains[4][numa].span_weight, 8);
+        let mut s = Sched::new(topo, Features::preset(i), Tunables::new(250, p.base_slice_normalized, Scaling::Log, 8, None));
+        let hogs: Vec<u32> = (0..4)
+            .map(|cpu| {
+                let t = s.add_task(Rc::new(CpuMask::from_cpus(8, [cpu])), 0, Policy::Normal, None);
+                s.wake_up_new_task(t);
+                s.schedule(cpu, PrevState::Running);
+                s.tasks[t as usize].affinity = Rc::new(CpuMask::full(8));
+                s.tasks[t as usize].nr_cpus_allowed = 8;
+                t
+            })
+            .collect();
+        let mut now = 0;
+        for failures in 1..=5 {
+            now += 20_000_000;
+            s.set_now(now);
+            s.sched_balance_trigger(4);
+            assert_eq!(s.sd[4][numa].nr_balance_failed, failures, "{preset}");
+            let kicked = s.rqs[0].push_cpu == 4;
+            assert_eq!(kicked, failures == 5, "{preset}: the stopper is queued after the 5th failure only");
+        }
+        assert_eq!(s.balance_stats.active, 1, "{preset}");
+        s.schedule(0, PrevState::Running);
+        assert_eq!(s.tasks[hogs[0] as usize].cpu, 4, "{preset}: the hog the stopper preempted went to CPU 4");
+        assert_eq!((s.rqs[0].curr, s.rqs[0].push_cpu), (NIL, NIL), "{preset}");
+        assert_eq!(s.sd[4][numa].nr_balance_failed, 0, "{preset}: a push clears the count");
+    }
+}

@@ -682,10 +682,12 @@ impl Sched {
                 st.nr_balance_failed += 1;
             }
             let tries = self.topo.domains[cpu as usize][level].cache_nice_tries;
-            // need_active_balance(): imbalanced_active_balance().
+            // need_active_balance(): imbalanced_active_balance(). The count
+            // stays: until the stopper has pushed a task (which clears it),
+            // every failed balance kicks it again. What the stopper moves
+            // is not this balance's: sched_balance_rq() returns 0.
             if env.migration_type == MigrationType::Task && self.sd[cpu as usize][level].nr_balance_failed > tries + 2 {
-                moved = self.active_balance(busiest, cpu);
-                self.sd[cpu as usize][level].nr_balance_failed = tries + 1;
+                self.active_balance(busiest, cpu);
             }
         } else {
             st.nr_balance_failed = 0;
@@ -844,27 +846,48 @@ impl Sched {
         self.wakeup_preempt_pub(dst, p);
     }
 
-    /// Active balancing (`active_load_balance_cpu_stop()`): the stopper on
-    /// the busiest CPU preempts its running task so it can be pushed to
-    /// `dst`. Modelled by moving the running task directly.
-    fn active_balance(&mut self, busiest: u32, dst: u32) -> u32 {
-        let p = self.rqs[busiest as usize].curr;
-        if p == NIL || !self.cpu_allowed(p, dst) || self.rqs[busiest as usize].nr_running < 2 {
-            return 0;
+    /// The kick of active balancing in `sched_balance_rq()` (fair.c,
+    /// v5.15–v6.18): the stopper is queued on the busiest CPU unless its
+    /// running task may not run on `dst` or a push is already pending. It
+    /// runs at once (the stop class preempts every other), which the model
+    /// has as a reschedule; `active_load_balance_cpu_stop()` does the rest
+    /// from `__schedule()`. A busiest CPU with one fair task qualifies: the
+    /// stopper is a task of that CPU too, so its `nr_running <= 1` test
+    /// passes, and spreading single running tasks over idle CPUs is what
+    /// imbalanced_active_balance() is for.
+    fn active_balance(&mut self, busiest: u32, dst: u32) {
+        let rq = &self.rqs[busiest as usize];
+        let p = rq.curr;
+        if p == NIL || rq.push_cpu != NIL || !self.cpu_allowed(p, dst) {
+            return;
         }
         self.balance_stats.active += 1;
         self.rqs[busiest as usize].push_cpu = dst;
         self.resched_curr(busiest, crate::lab::trace::Cause::ActiveBalance);
-        1
     }
 
-    /// After the stopper preempted it, push the previously running task.
-    pub(crate) fn finish_active_balance(&mut self, cpu: u32, prev: u32) {
+    /// Mirrors `active_load_balance_cpu_stop()` (fair.c, v5.15–v6.18), run
+    /// on `cpu` before its next pick: detach_one_task() pushes the least
+    /// recently run fair task that may run on the push CPU — the one the
+    /// stopper preempted, if it is the only one; cache-hot or not
+    /// (LBF_ACTIVE_LB) — and a push clears the failure count of the push
+    /// CPU's lowest domain spanning `cpu`.
+    pub(crate) fn active_load_balance_cpu_stop(&mut self, cpu: u32) {
         let dst = std::mem::replace(&mut self.rqs[cpu as usize].push_cpu, NIL);
-        if dst == NIL || prev == NIL || !self.tasks[prev as usize].on_rq || self.ents[self.tasks[prev as usize].se as usize].sched_delayed {
+        let topo = self.topo.clone();
+        let Some(level) = topo.domains[dst as usize].iter().position(|d| topo.spans[d.span as usize].test(cpu)) else {
+            return;
+        };
+        let failed = self.sd[dst as usize][level].nr_balance_failed;
+        let mut p = self.rqs[cpu as usize].cfs_tasks_tail;
+        while p != NIL && (!self.cpu_allowed(p, dst) || (failed == 0 && self.task_is_ineligible_on_dst_cpu(p, dst))) {
+            p = self.tasks[p as usize].lru_prev;
+        }
+        if p == NIL {
             return;
         }
-        self.move_queued_task(prev, cpu, dst);
+        self.move_queued_task(p, cpu, dst);
+        self.sd[dst as usize][level].nr_balance_failed = 0;
     }
 
     /// Mirrors `sched_balance_find_dst_cpu()` (find_idlest_cpu, v6.18): the

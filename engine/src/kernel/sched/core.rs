@@ -783,11 +783,14 @@ impl Sched {
         }
         self.root_pick = None;
         let mut pick_prev = prev;
-        if prev != NIL && prev_state == PrevState::Running && self.rqs[cpu as usize].push_cpu != NIL {
-            // The stopper preempted prev; it is pushed away before the pick.
-            self.put_prev_task_fair(prev);
-            self.finish_active_balance(cpu, prev);
-            pick_prev = NIL;
+        if self.rqs[cpu as usize].push_cpu != NIL {
+            // The stopper runs first: a prev it preempted is put back
+            // among the queued tasks, and may be the one pushed away.
+            if prev != NIL && prev_state == PrevState::Running {
+                self.put_prev_task_fair(prev);
+                pick_prev = NIL;
+            }
+            self.active_load_balance_cpu_stop(cpu);
         }
         let next = if pick_prev == NIL && prev != NIL {
             // prev was already put; pick as from idle.
