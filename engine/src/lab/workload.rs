@@ -726,13 +726,17 @@ fn netperf_stream(a: &mut Args, o: &mut Out) -> R<Measure> {
     let recv = a.dur("recv_cost", 8_000)?;
     let name = o.name.clone();
     let (send, recv) = (o.cost(send), o.cost(recv));
-    let mut rxs = Vec::new();
+    // The senders first: netserver forks each receiver when its sender
+    // connects (rr_pairs()).
     for i in 0..threads {
         let ch = format!("{name}-{i}");
         o.chan(&ch, window, tcp_socket(window));
         o.task(&format!("{name}-tx{i}"), 1, &format!("loop {{ run {send}; send {ch} }}"), None)?;
+    }
+    let mut rxs = Vec::new();
+    for i in 0..threads {
         let rx = format!("{name}-rx{i}");
-        o.task(&rx, 1, &format!("loop {{ recv {ch}; run {recv} }}"), None)?;
+        o.task(&rx, 1, &format!("loop {{ recv {name}-{i}; run {recv} }}"), None)?;
         rxs.push(rx);
     }
     let case = if proto == "tcp" { "TCP_STREAM" } else { "UDP_STREAM" };

@@ -116,7 +116,8 @@ fn netperf_rr_pairs_from_a_percentage() {
 }
 
 /// netserver and tbench_srv fork a server when its client connects, so a
-/// request/response benchmark's clients start first. On two sockets of four
+/// request/response benchmark's clients start first (and a stream's
+/// senders before their receivers). On two sockets of four
 /// CPUs, 4 pairs: sched_balance_find_dst_cpu() keeps the first two clients
 /// on the forking socket 0 (find_idlest_group(): sum_nr_running + 1 ≤
 /// imb_numa_nr = 2 LLCs), then puts the other two on socket 1 (more idle
@@ -132,6 +133,10 @@ fn request_response_clients_start_before_their_servers() {
     let e = expand1("[[workload]]\nkind = \"netperf-rr\"\nthreads = 4\n", 8);
     let names: Vec<&str> = e.tasks.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names[..4], ["netperf-rr-c0", "netperf-rr-c1", "netperf-rr-c2", "netperf-rr-c3"]);
+    // A stream's receiver is netserver's child too.
+    let e = expand1("[[workload]]\nkind = \"netperf-stream\"\nthreads = 2\n", 8);
+    let names: Vec<&str> = e.tasks.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["netperf-stream-tx0", "netperf-stream-tx1", "netperf-stream-rx0", "netperf-stream-rx1"]);
     let text = "[sim]\nkernel = \"6.5\"\nduration = \"20ms\"\n[topology]\nsockets = 2\nllcs_per_socket = 1\ncores_per_llc = 4\nthreads_per_core = 1\n[[workload]]\nkind = \"netperf-rr\"\nthreads = 4\n";
     for seed in 1..=3 {
         let ov = crate::Overrides { seed: Some(seed), ..Default::default() };
