@@ -39,6 +39,8 @@ mod ipc;
 #[cfg(target_os = "linux")]
 mod pipe_cost;
 #[cfg(target_os = "linux")]
+mod refill_cost;
+#[cfg(target_os = "linux")]
 mod real;
 #[cfg(target_os = "linux")]
 mod sys;

@@ -5,13 +5,14 @@
 use std::time::Duration;
 
 use schedlab_engine::kernel::sched::features::Feature;
-use schedlab_engine::kernel::sched::presets::{self, Scaling};
+use schedlab_engine::kernel::sched::presets::{self, Scaling, DEFAULT_MIGRATION_LLC_COST};
 use schedlab_engine::lab::scenario::{format_duration, CpuList, Scenario};
 
 use super::facts::{self, Facts, Host};
 use super::measure::{self, TaskMeasure};
 use super::idle_wake;
 use super::pipe_cost;
+use super::refill_cost;
 use super::plan::{self, Layout, Plan, Tuning};
 use super::procfs::{self, CpuTimes};
 use super::real::{self, Disturbance, RealConfig, RepOutcome};
@@ -115,6 +116,31 @@ fn pipe_cost_note(plan: &Plan, cpus: &[u32], notes: &mut Vec<String>) -> Result<
         us(c.write_ns),
         us(c.read_ns),
         pipe_cost::CALLS
+    ));
+    Ok(())
+}
+
+/// When the run has two CPUs of one LLC, a note of what a move between
+/// them costs the moved task here (`refill_cost`), beside what the model
+/// charges for it: `costs.migration_llc`. Not handed to the model, as the
+/// other probes: it is this machine's figure.
+fn refill_cost_note(plan: &Plan, f: &Facts, cpus: &[u32], notes: &mut Vec<String>) -> Result<(), String> {
+    let [a, b, ..] = cpus[..] else { return Ok(()) };
+    let shared = f.topology.as_ref().and_then(|t| t.cpu(a)).and_then(|c| c.llc_cpus.as_ref()).is_some_and(|l| l.contains(&b));
+    if !shared {
+        return Ok(());
+    }
+    let ns = refill_cost::measure(a, b)?;
+    let model = match plan.scenario.sim.costs.migration_llc {
+        Some(own) => format!("the model charges the scenario's costs.migration_llc, {}", format_duration(own)),
+        None => format!("the model charges costs.migration_llc, {} by default", format_duration(DEFAULT_MIGRATION_LLC_COST)),
+    };
+    notes.push(format!(
+        "a move from CPU {a} to CPU {b} (one LLC) costs the moved task {:.2} µs here (its first loop after the move — a {}-byte pipe write and read, {} KB of its own data — against one that stayed; medians of {} moves); {model}",
+        ns as f64 / 1e3,
+        refill_cost::MESSAGE,
+        refill_cost::DATA / 1024,
+        refill_cost::MOVES
     ));
     Ok(())
 }
@@ -289,6 +315,7 @@ pub fn validate(sc: Scenario, opts: &Options, progress: &mut dyn FnMut(u32, u32)
     let (cpus, cpu_choice) = choose_cpus(&plan, &f, opts.cpu)?;
     idle_wake_note(&plan, &cpus, &mut notes)?;
     pipe_cost_note(&plan, &cpus, &mut notes)?;
+    refill_cost_note(&plan, &f, &cpus, &mut notes)?;
     let model_runs = measure::run_model(&plan, tuning, opts.reps)?;
     let cfg = RealConfig {
         controller_cpus: controller_cpus(&f, &cpus, &mut notes),

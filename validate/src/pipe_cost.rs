@@ -58,7 +58,8 @@ fn time_calls(message: usize) -> Result<(Vec<u64>, Vec<u64>), String> {
     Ok((writes, reads))
 }
 
-fn median(v: &mut [u64]) -> u64 {
+/// The median of `v` (sorted in place): the upper one of an even count.
+pub(crate) fn median(v: &mut [u64]) -> u64 {
     v.sort_unstable();
     v[v.len() / 2]
 }

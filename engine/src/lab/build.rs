@@ -129,6 +129,7 @@ pub fn config(sc: &Scenario, ov: &Overrides) -> Result<Config, ScenarioError> {
     tunables.cost_context_switch = c.context_switch.unwrap_or(tunables.cost_context_switch);
     tunables.cost_thread_switch = c.thread_switch.unwrap_or(tunables.cost_thread_switch);
     tunables.cost_migration = c.migration.unwrap_or(tunables.cost_migration);
+    tunables.cost_migration_llc = c.migration_llc.unwrap_or(tunables.cost_migration_llc);
     tunables.cost_scan = c.scan.unwrap_or(tunables.cost_scan);
     tunables.cost_wakeup = c.wakeup.unwrap_or(tunables.cost_wakeup);
     tunables.idle_exit = c.idle_exit;

@@ -385,7 +385,9 @@ pub struct GroupSpec {
 pub struct Costs {
     pub context_switch: Option<u64>,
     pub thread_switch: Option<u64>,
+    /// A move across LLCs (cache-cold), and one within an LLC.
     pub migration: Option<u64>,
+    pub migration_llc: Option<u64>,
     pub scan: Option<u64>,
     /// A task's wake-up of another (try_to_wake_up() and the rest of its
     /// system call), charged to the waker, or to the task switched in next
@@ -921,7 +923,7 @@ const SIM_KEYS: [&str; 11] = [
     "costs",
     "balance_phases",
 ];
-const COST_KEYS: [&str; 7] = ["context_switch", "thread_switch", "migration", "scan", "wakeup", "idle_exit", "channel_op"];
+const COST_KEYS: [&str; 8] = ["context_switch", "thread_switch", "migration", "migration_llc", "scan", "wakeup", "idle_exit", "channel_op"];
 const GROUP_KEYS: [&str; 5] = ["name", "parent", "weight", "shares", "idle"];
 const TOPOLOGY_KEYS: [&str; 5] = [
     "preset",
@@ -1323,6 +1325,7 @@ impl Cx<'_, '_> {
                             "context_switch" => sim.costs.context_switch = d,
                             "thread_switch" => sim.costs.thread_switch = d,
                             "migration" => sim.costs.migration = d,
+                            "migration_llc" => sim.costs.migration_llc = d,
                             "scan" => sim.costs.scan = d,
                             "wakeup" => sim.costs.wakeup = d,
                             "idle_exit" => sim.costs.idle_exit = d,

@@ -289,3 +289,33 @@ fn a_lone_running_task_is_pushed_to_an_idle_socket_after_five_failed_balances() 
         assert_eq!(s.sd[4][numa].nr_balance_failed, 0, "{preset}: a push clears the count");
     }
 }
+
+/// A move's cache refill, charged to the moved task's first run, follows
+/// where its lines are (a cost, `Sched::refill_cost()`): on two sockets of
+/// two cores of two threads, CPU 0's SMT sibling is CPU 4 (same core: L1
+/// and L2 shared, nothing to refill), CPU 1 shares its LLC (L1 and L2 from
+/// L3: `costs.migration_llc`, 500 ns by default) and CPU 2 is on the other
+/// socket (cold: `costs.migration`, 10 µs). Moves 0 → 4 → 1 → 2 cost
+/// 0, 500 and 10 000 ns.
+#[test]
+fn a_move_costs_the_refill_of_the_caches_it_leaves() {
+    use std::rc::Rc;
+    use crate::kernel::lib::cpumask::CpuMask;
+    use crate::kernel::sched::core::{Policy, Sched};
+    use crate::kernel::sched::features::Features;
+    use crate::kernel::sched::presets::{self, Scaling, Tunables};
+    use crate::kernel::sched::topology::Topology;
+    let p = presets::preset("6.18").unwrap();
+    let topo = Rc::new(Topology::new("2x2x2", 2, 1, 2, 2));
+    assert_eq!((topo.cpus[4].core, topo.cpus[1].llc, topo.cpus[2].llc), (0, 0, 1));
+    let mut s = Sched::new(topo, Features::preset(5), Tunables::new(250, p.base_slice_normalized, Scaling::Log, 8, None));
+    let t = s.add_task(Rc::new(CpuMask::full(8)), 0, Policy::Normal, None);
+    let mut costs = Vec::new();
+    for cpu in [4, 1, 2] {
+        let before = s.tasks[t as usize].overhead;
+        s.set_task_cpu(t, cpu, false);
+        costs.push(s.tasks[t as usize].overhead - before);
+    }
+    assert_eq!(costs, [0, 500, 10_000]);
+    assert_eq!(s.tasks[t as usize].stats.nr_migrations, 3);
+}

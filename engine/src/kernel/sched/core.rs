@@ -545,9 +545,10 @@ impl Sched {
     /// v6.18) for a task moving to another CPU: a sleeping task leaves its
     /// averages behind lazily (`remove_entity_load_avg()`), a queued one is
     /// detached by its dequeue; either way it attaches afresh on arrival.
-    /// The first run on the new CPU pays the cache refill (`cost_migration`).
+    /// The first run on the new CPU pays the cache refill (`refill_cost`).
     pub(crate) fn set_task_cpu(&mut self, p: u32, cpu: u32, queued: bool) {
         let se = self.tasks[p as usize].se;
+        let refill = self.refill_cost(self.tasks[p as usize].cpu, cpu);
         if !queued {
             self.remove_entity_load_avg(se);
             if !self.feat.has(crate::kernel::sched::features::Feature::EEVDF) {
@@ -563,7 +564,22 @@ impl Sched {
         self.set_task_rq(p, cpu);
         let t = &mut self.tasks[p as usize];
         t.stats.nr_migrations += 1;
-        t.overhead += self.tun.cost_migration;
+        t.overhead += refill;
+    }
+
+    /// What a task's first run after a move from `from` to `to` spends
+    /// refilling its caches: nothing from an SMT sibling (L1 and L2 are
+    /// the core's), `costs.migration_llc` within one LLC (L1 and L2 from
+    /// the shared L3), `costs.migration` across LLCs (cache-cold).
+    fn refill_cost(&self, from: u32, to: u32) -> u64 {
+        let (a, b) = (&self.topo.cpus[from as usize], &self.topo.cpus[to as usize]);
+        if a.core == b.core {
+            0
+        } else if a.llc == b.llc {
+            self.tun.cost_migration_llc
+        } else {
+            self.tun.cost_migration
+        }
     }
 
     /// A CPU enters or leaves idle: the NOHZ and LLC bookkeeping

@@ -91,14 +91,12 @@ sched_features! {
     /// vprot, at most the shortest queued slice), so wakeups cannot preempt
     /// it early.
     RUN_TO_PARITY = [0, 0, 1, 1, 1, 1], "features.h (63304558ba5d, v6.6)";
-    /// EEVDF as first posted (March 2023, "sched/fair: Implement an EEVDF
-    /// like policy" and "Commit to EEVDF", the sched/eevdf branch until
+    /// EEVDF as first posted (the sched/eevdf branch of March 2023 until
     /// 2023-04-20): at every tick check_preempt_tick() reschedules when
     /// pick_eevdf() would not pick the running entity, and a used-up
-    /// request only moves the deadline. Off (v6.6, since Peter Zijlstra's
-    /// fixlet of 2023-04-20 in "Re: schbench v1.0"): update_deadline()
-    /// reschedules when the request is used up, and the tick checks nothing
-    /// more.
+    /// request only moves the deadline. Off (v6.6, from Peter Zijlstra's
+    /// fixlet in "Re: schbench v1.0"): update_deadline() reschedules when
+    /// the request is used up.
     TICK_PICK_PREEMPT = [0, 0, 0, 0, 0, 0], "schedlab (EEVDF RFC v1 check_preempt_tick(), Mar 2023; replaced before v6.6)";
     /// pick_eevdf() on the vruntime-sorted tree starts from the running
     /// entity and remembers the eligible left subtree with the earliest
@@ -178,10 +176,8 @@ sched_features! {
     /// ttwu_queue_cond(): a wake-up onto an idle CPU of the waker's LLC goes
     /// on that CPU's wake list, as one across LLCs always did, so the CPU
     /// enqueues the task once out of idle. Off (v5.15): the waker enqueues
-    /// it at once and the CPU then leaves idle. (Read in the v5.15, v6.5,
-    /// v6.6 and v6.18 trees; the upstream commit, "sched: Remove the
-    /// limitation of WF_ON_CPU on wakelist if wakee cpu is idle", is
-    /// believed to be v6.0, unverified.)
+    /// it at once and the CPU then leaves idle. (Upstream probably v6.0,
+    /// unverified.)
     TTWU_QUEUE_IDLE = [0, 1, 1, 1, 1, 1], "schedlab (ttwu_queue_cond(): absent in v5.15, present from v6.5)";
     /// newidle_balance(): a CPU about to go idle skips balancing when its
     /// average idle time is below the lowest domain's max_newidle_lb_cost.
@@ -285,15 +281,11 @@ sched_features! {
     /// The avg_vruntime offset is zero_vruntime, re-based to V at every
     /// enqueue and dequeue, instead of the monotonic min_vruntime (v6.19).
     ZERO_VRUNTIME = [0, 0, 0, 0, 0, 0], "schedlab (\"sched/eevdf: Fix min_vruntime vs avg_vruntime\", v6.19)";
-    /// schedlab's deliberate fix: the augmented tree's rotations and
-    /// erase-copies carry `min_slice` along with `min_vruntime`, so
-    /// cfs_rq_min_slice() (group entities' slices, PREEMPT_SHORT, vprot)
-    /// always sees the true shortest queued slice. Off: the kernel's
-    /// callbacks (v6.12–v6.18 declare them with
-    /// `RB_DECLARE_CALLBACKS(.., min_vruntime, min_vruntime_update)`, which
-    /// copy only `min_vruntime`), so after a rotation the node that moved
-    /// up may report the longer slice of its old, smaller subtree until a
-    /// later propagate passes through it.
+    /// schedlab's deliberate fix: the augmented tree's rotations carry
+    /// `min_slice` along with `min_vruntime`, so cfs_rq_min_slice() always
+    /// sees the shortest queued slice. Off: the kernel's callbacks
+    /// (v6.12–v6.18) copy only `min_vruntime`, so after a rotation a node
+    /// may report a stale, longer slice until a later propagate.
     EXACT_MIN_SLICE = [1, 1, 1, 1, 1, 1], "schedlab (fix of fair.c's min_vruntime_cb, v6.12-v6.18)";
     /// A delayed task is not runnable in its queues' PELT signals: the
     /// cfs_rq's runnable input and a group entity's `runnable_weight` count

@@ -78,7 +78,7 @@ pub fn to_toml(sc: &Scenario) -> String {
         let _ = writeln!(s, "balance_phases = {}", quote(name));
     }
     let c = sim.costs;
-    let costs: Vec<String> = [("context_switch", c.context_switch), ("thread_switch", c.thread_switch), ("migration", c.migration), ("scan", c.scan), ("wakeup", c.wakeup), ("idle_exit", c.idle_exit), ("channel_op", c.channel_op)]
+    let costs: Vec<String> = [("context_switch", c.context_switch), ("thread_switch", c.thread_switch), ("migration", c.migration), ("migration_llc", c.migration_llc), ("scan", c.scan), ("wakeup", c.wakeup), ("idle_exit", c.idle_exit), ("channel_op", c.channel_op)]
         .iter()
         .filter_map(|(k, v)| v.map(|ns| format!("{k} = {}", quote(&format_duration(ns)))))
         .collect();

@@ -244,7 +244,7 @@ pub(crate) fn document(r: &mut Rng) -> Value {
     }
     if chance(r, 3) {
         let mut c = Map::new();
-        for k in ["context_switch", "thread_switch", "migration", "scan", "idle_exit", "channel_op"] {
+        for k in ["context_switch", "thread_switch", "migration", "migration_llc", "scan", "idle_exit", "channel_op"] {
             if chance(r, 2) {
                 c.insert(k.into(), json!(duration(r, 0, 20_000)));
             }
