@@ -361,9 +361,9 @@ fn comparison_texts_tell_their_first_behavioural_difference() {
         // "the pick after a.1 first sleeps (0.285 ms): the left takes b.2 ...
         // the right a.2 through [a]"
         ("next-buddy-hint", &["task"], ("pick", (0.2845, 0.2855), Some("b.2")), ("pick", (0.2845, 0.2855), Some("a.2"))),
-        // "The first behavioural difference, at 20 ms, is a waker blocking a
-        // few µs apart" (the pick that follows: its CPU goes idle).
-        ("sis-filter", &["time"], ("pick", (20.0, 21.0), None), ("pick", (20.0, 21.0), None)),
+        // "The runs first differ at 20.55 ms: CPU 158 takes waker.21 on the
+        // left, CPU 160 goes idle on the right"
+        ("sis-filter", &["time", "cpu", "task"], ("pick", (20.55, 20.56), Some("waker.21")), ("pick", (20.55, 20.56), None)),
         // "(1.6 ms) w.1's wakeup preempts the hog on the left; on the right w.1
         // runs when the hog's request ends at the 2 ms tick"
         ("no-same-prio-preempt", &["kind"], ("preemption", (1.55, 1.65), None), ("pick", (2.0, 2.0), Some("w.1"))),
