@@ -6,8 +6,25 @@
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
+use std::rc::Rc;
+
+use crate::kernel::lib::cpumask::CpuMask;
+use crate::kernel::lib::rbtree::NIL;
+use crate::kernel::sched::core::{Policy, PrevState, Sched};
+use crate::kernel::sched::features::{Features, PRESET_NAMES};
+use crate::kernel::sched::presets::{self, Scaling, Tunables};
+use crate::kernel::sched::topology::Topology;
 use crate::lab::build::{from_text, Overrides};
 use crate::lab::sim::LogMode;
+
+/// A bare scheduler of `preset` on `topo`, HZ 250, for tests that drive
+/// the kernel functions by hand.
+fn sched_on(preset: &str, topo: Topology) -> Sched {
+    let i = PRESET_NAMES.iter().position(|p| *p == preset).unwrap();
+    let p = presets::preset(preset).unwrap();
+    let cpus = topo.nr_cpus();
+    Sched::new(Rc::new(topo), Features::preset(i), Tunables::new(250, p.base_slice_normalized, Scaling::Log, cpus, None))
+}
 
 fn run(text: &str, kernel: &str) -> crate::lab::sim::Simulation {
     let ov = Overrides { kernel: Some(kernel.into()), ..Default::default() };
@@ -250,19 +267,10 @@ fn spread_balance_phases_refresh_the_scan_budget_within_one_busy_interval() {
 /// was ever spread this way, and set the count to tries + 1 instead.)
 #[test]
 fn a_lone_running_task_is_pushed_to_an_idle_socket_after_five_failed_balances() {
-    use std::rc::Rc;
-    use crate::kernel::lib::cpumask::CpuMask;
-    use crate::kernel::lib::rbtree::NIL;
-    use crate::kernel::sched::core::{Policy, PrevState, Sched};
-    use crate::kernel::sched::features::{Features, PRESET_NAMES};
-    use crate::kernel::sched::presets::{self, Scaling, Tunables};
-    use crate::kernel::sched::topology::Topology;
-    for (i, preset) in PRESET_NAMES.iter().enumerate() {
-        let p = presets::preset(preset).unwrap();
-        let topo = Rc::new(Topology::new("2x4", 2, 1, 4, 1));
-        let numa = topo.domains[4].len() - 1;
-        assert_eq!(topo.domains[4][numa].span_weight, 8);
-        let mut s = Sched::new(topo, Features::preset(i), Tunables::new(250, p.base_slice_normalized, Scaling::Log, 8, None));
+    for preset in PRESET_NAMES {
+        let mut s = sched_on(preset, Topology::new("2x4", 2, 1, 4, 1));
+        let numa = s.topo.domains[4].len() - 1;
+        assert_eq!(s.topo.domains[4][numa].span_weight, 8);
         let hogs: Vec<u32> = (0..4)
             .map(|cpu| {
                 let t = s.add_task(Rc::new(CpuMask::from_cpus(8, [cpu])), 0, Policy::Normal, None);
@@ -299,16 +307,9 @@ fn a_lone_running_task_is_pushed_to_an_idle_socket_after_five_failed_balances() 
 /// 0, 500 and 10 000 ns.
 #[test]
 fn a_move_costs_the_refill_of_the_caches_it_leaves() {
-    use std::rc::Rc;
-    use crate::kernel::lib::cpumask::CpuMask;
-    use crate::kernel::sched::core::{Policy, Sched};
-    use crate::kernel::sched::features::Features;
-    use crate::kernel::sched::presets::{self, Scaling, Tunables};
-    use crate::kernel::sched::topology::Topology;
-    let p = presets::preset("6.18").unwrap();
-    let topo = Rc::new(Topology::new("2x2x2", 2, 1, 2, 2));
-    assert_eq!((topo.cpus[4].core, topo.cpus[1].llc, topo.cpus[2].llc), (0, 0, 1));
-    let mut s = Sched::new(topo, Features::preset(5), Tunables::new(250, p.base_slice_normalized, Scaling::Log, 8, None));
+    let mut s = sched_on("6.18", Topology::new("2x2x2", 2, 1, 2, 2));
+    let c = &s.topo.cpus;
+    assert_eq!((c[4].core, c[1].llc, c[2].llc), (0, 0, 1));
     let t = s.add_task(Rc::new(CpuMask::full(8)), 0, Policy::Normal, None);
     let mut costs = Vec::new();
     for cpu in [4, 1, 2] {
