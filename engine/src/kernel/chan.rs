@@ -13,7 +13,11 @@
 //!   pages` to a page. A write merges into the newest page while it has
 //!   room, else takes a free page; it blocks only when every page is taken
 //!   and the newest is full. A read frees a page once it has taken its last
-//!   message, and only freeing a page of a full pipe wakes a writer (one).
+//!   message. Up to v6.13 every read that began with every page taken
+//!   wakes a writer (one), which finds no room unless the read freed a
+//!   page and waits again, at the back of the queue (`was_full`; the
+//!   PIPE_WAKE_WAS_FULL flag); from v6.14 only freeing a page of a full
+//!   pipe wakes one.
 //!   A write wakes a reader (one) only if the pipe was empty when it began.
 //!   A task that had to wait and leaves the pipe usable for the next one
 //!   of its side (data left for a reader, a free page for a writer) wakes
@@ -49,6 +53,7 @@
 use std::collections::VecDeque;
 
 use crate::kernel::sched::fair::WF_SYNC;
+use crate::kernel::sched::features::Feature;
 use crate::kernel::sched::core::{Sched, TaskState};
 use crate::lab::trace::Record;
 
@@ -72,9 +77,14 @@ pub struct Channel {
     /// Messages in the channel, and the most it has held.
     pub count: u64,
     pub peak: u64,
-    /// A pipe's pages in use (its ring's head - tail) and the messages
-    /// written into the newest one.
+    /// A pipe's ring of pages (pipe->bufs): the messages left in each of
+    /// the `pages` in use from `tail` on, oldest first. A page other than
+    /// the newest can be part empty: a writer back from waiting takes a
+    /// page of its own. Sized once, so the hot path never allocates.
+    pub page_left: Vec<u64>,
+    pub tail: usize,
     pub pages: u64,
+    /// The messages written into the newest page (its room for merges).
     pub head_fill: u64,
     /// Tasks blocked in `recv` / `send`, first come first woken.
     pub receivers: VecDeque<u32>,
@@ -86,7 +96,17 @@ pub struct Channel {
 
 impl Channel {
     pub fn new(capacity: u64, room: Room) -> Channel {
-        Channel { capacity, room, count: 0, peak: 0, pages: 0, head_fill: 0, receivers: VecDeque::new(), senders: VecDeque::new(), sent: 0, received: 0 }
+        let pages = match room {
+            Room::Pipe { per_page } => (capacity / per_page) as usize,
+            _ => 0,
+        };
+        let page_left = vec![0; pages];
+        Channel { capacity, room, count: 0, peak: 0, page_left, tail: 0, pages: 0, head_fill: 0, receivers: VecDeque::new(), senders: VecDeque::new(), sent: 0, received: 0 }
+    }
+
+    /// The ring index of a pipe's newest page in use (pages > 0).
+    fn head(&self) -> usize {
+        (self.tail + self.pages as usize - 1) % self.page_left.len()
     }
 
     /// Whether its wake-ups carry WF_SYNC (a pipe's and a socket's do).
@@ -94,15 +114,6 @@ impl Channel {
         self.room != Room::Signals
     }
 
-    /// Messages left in a pipe's oldest page: the pages between it and the
-    /// newest are full and unread.
-    fn tail_left(&self, per_page: u64) -> u64 {
-        if self.pages <= 1 {
-            self.count
-        } else {
-            self.count - (self.pages - 2) * per_page - self.head_fill
-        }
-    }
 }
 
 /// The outcome of a channel operation for the task doing it.
@@ -196,7 +207,7 @@ impl Sched {
         let c = &mut self.chans[ch as usize];
         let (moved, wakes) = match (c.room, send) {
             (Room::Pipe { per_page }, true) => pipe_write(c, per_page, n as u64, waited),
-            (Room::Pipe { per_page }, false) => pipe_read(c, per_page, n as u64, waited),
+            (Room::Pipe { per_page }, false) => pipe_read(c, per_page, n as u64, waited, self.feat.has(Feature::PIPE_WAKE_WAS_FULL)),
             (Room::Socket { .. }, true) => socket_send(c, n as u64),
             (Room::Socket { wake_at }, false) => socket_recv(c, wake_at, n as u64),
             (Room::Signals, _) => signals_move(c, n as u64, send),
@@ -320,7 +331,9 @@ impl Sched {
 
 /// pipe_write() (fs/pipe.c, v5.15–v6.18), one message at a time: merge
 /// into the newest page while it has room, else take a free page, else
-/// block. Wakes a reader if the pipe was empty when the write began (or
+/// block. Only a write's first try merges: one back from waiting waits on
+/// pipe_writable(), a free page, and takes one, however much room the
+/// newest page has. Wakes a reader if the pipe was empty when the write began (or
 /// when the writer came back from waiting: `was_empty` is read again
 /// then), and, having waited, the next writer if a page is still free.
 /// (A write of several messages merges only a whole write's remainder in
@@ -331,10 +344,15 @@ fn pipe_write(c: &mut Channel, per_page: u64, n: u64, waited: bool) -> (u64, Wak
     let was_empty = c.count == 0;
     let mut moved = 0;
     while moved < n {
-        if c.pages > 0 && c.head_fill < per_page {
+        let first_try = !waited || moved > 0;
+        if first_try && c.pages > 0 && c.head_fill < per_page {
+            let head = c.head();
+            c.page_left[head] += 1;
             c.head_fill += 1;
         } else if c.pages < slots {
             c.pages += 1;
+            let head = c.head();
+            c.page_left[head] = 1;
             c.head_fill = 1;
         } else {
             break;
@@ -349,21 +367,25 @@ fn pipe_write(c: &mut Channel, per_page: u64, n: u64, waited: bool) -> (u64, Wak
 }
 
 /// pipe_read() (fs/pipe.c, v5.15–v6.18), one message at a time from the
-/// oldest page, freeing it with its last message; freeing a page of a
-/// full pipe wakes one writer. A read that finds the pipe empty having
-/// read something returns short (and the task reads again, waiting), so
-/// its wake-ups come first. Having waited, it wakes the next reader if it
+/// oldest page, freeing it with its last message. It wakes one writer if
+/// it frees a page of a full pipe (v6.14+, anon_pipe_read()'s
+/// `wake_writer`) or, `was_full`, if every page was taken when it began
+/// (v5.15–v6.13: pipe_full() read before the loop, the wake-up after it,
+/// whatever the read freed). A read that finds the pipe empty having read
+/// something returns short (and the task reads again, waiting), so its
+/// wake-ups come first. Having waited, it wakes the next reader if it
 /// leaves data behind.
-fn pipe_read(c: &mut Channel, per_page: u64, n: u64, waited: bool) -> (u64, Wakes) {
+fn pipe_read(c: &mut Channel, per_page: u64, n: u64, waited: bool, was_full: bool) -> (u64, Wakes) {
     let slots = c.capacity / per_page;
-    let mut wake_writer = false;
+    let mut wake_writer = was_full && c.pages >= slots;
     let mut moved = 0;
     while moved < n && c.count > 0 {
-        let last_of_page = c.tail_left(per_page) == 1;
+        c.page_left[c.tail] -= 1;
         c.count -= 1;
         moved += 1;
-        if last_of_page {
+        if c.page_left[c.tail] == 0 {
             wake_writer |= c.pages >= slots;
+            c.tail = (c.tail + 1) % c.page_left.len();
             c.pages -= 1;
             if c.pages == 0 {
                 c.head_fill = 0;

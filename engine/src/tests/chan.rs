@@ -74,20 +74,24 @@ fn capacity_blocks_the_sender_until_the_receiver_makes_room() {
 #[test]
 fn no_message_is_lost_or_duplicated_between_many_producers_and_consumers() {
     // 3 producers × 100 messages, 2 consumers × 150, a 4-message buffer on
-    // two CPUs: lots of blocking on both sides, random work times.
-    for seed in 1..=8 {
+    // two CPUs: lots of blocking on both sides, random work times. Also
+    // through 4 pages of 3, where writers back from waiting leave pages
+    // part empty behind the newest, woken by every read of a full pipe
+    // (6.6) or only by a page freed (6.18).
+    let pipes = [("6.18", 4, 1), ("6.6", 12, 4), ("6.18", 12, 4)];
+    for (seed, (kernel, capacity, pages)) in (1..=8).flat_map(|s| pipes.map(|p| (s, p))) {
         let sim = run(&format!(
-            "[sim]\nseed = {seed}\nduration = \"10s\"\n[topology]\npreset = \"2cpu-vm\"\n\
-             [[channel]]\nname = \"q\"\ncapacity = 4\n\
+            "[sim]\nseed = {seed}\nkernel = \"{kernel}\"\nduration = \"10s\"\n[topology]\npreset = \"2cpu-vm\"\n\
+             [[channel]]\nname = \"q\"\ncapacity = {capacity}\npages = {pages}\n\
              [[task]]\nname = \"p\"\ncount = 3\nprogram = \"loop 100 {{ run exp(20us); send q }}\"\n\
              [[task]]\nname = \"c\"\ncount = 2\nprogram = \"loop 150 {{ recv q; run exp(30us) }}\"\n"
         ));
         let q = &sim.sched().chans[0];
-        assert_eq!((q.sent, q.received, q.count), (300, 300, 0), "seed {seed}");
+        assert_eq!((q.sent, q.received, q.count, q.pages), (300, 300, 0, 0), "seed {seed}, {kernel}, {pages} pages");
         assert!(q.senders.is_empty() && q.receivers.is_empty());
         // Every task finished (nobody was left waiting) and each consumer
         // did its 150 iterations.
-        assert_eq!(sim.state.exited, 5, "seed {seed}: {:?}", sim.warnings);
+        assert_eq!(sim.state.exited, 5, "seed {seed}, {kernel}, {pages} pages: {:?}", sim.warnings);
         for k in 0..2 {
             assert_eq!(sim.sched().tasks[id(&sim, &format!("c.{k}")) as usize].stats.ops, 150);
         }
@@ -453,7 +457,7 @@ fn first_wakeup(sim: &Simulation, task: u32) -> Option<u64> {
 
 /// A pipe makes room a page at a time: pipe_read() frees a page with its
 /// last message and only then, if the pipe was full, wakes a writer
-/// (fs/pipe.c, v5.15–v6.18). Capacity 4 over `pages` pages; `tx` fills
+/// (fs/pipe.c, v6.14+; FREE runs 6.18). Capacity 4 over `pages` pages; `tx` fills
 /// the pipe at t = 0 and blocks on the 5th message; `rx` reads one every
 /// 100 µs from 1 ms, at 1.0, 1.1, 1.2, 1.3 ms. One page of 4 is free after
 /// the 4th read (1.3 ms), the first of two pages of 2 after the 2nd
@@ -472,6 +476,74 @@ fn a_pipe_wakes_its_writer_only_once_a_page_is_free() {
         let c = &sim.sched().chans[0];
         assert_eq!((c.sent, c.received, c.count, c.pages), (5, 5, 0, 0), "{pages} pages");
     }
+}
+
+/// Up to v6.13 pipe_read() wakes a writer after every read that began
+/// with every page taken (`was_full`), freed or not; the writer finds no
+/// room and waits again. As above, `tx` fills 4 messages and blocks on
+/// the 5th; `rx` reads one at 1.0, 1.1, 1.2, 1.3 and 1.4 ms, sleeping in
+/// between, so `tx` runs at once when woken. One page of 4: full before
+/// each of the first four reads (the 4th frees it), so `tx` is woken at
+/// 1.0, 1.1, 1.2 and 1.3 ms and writes only at 1.3. Two pages of 2: full
+/// at 1.0 (woken, no room) and 1.1 (a page freed: woken, writes). Four
+/// pages of 1: the 1st read frees a page: one wake-up at 1.0. On 6.18
+/// (PIPE_WAKE_WAS_FULL off) only the reads that free a page wake it.
+#[test]
+fn before_v6_14_every_read_of_a_full_pipe_wakes_a_writer() {
+    for (kernel, pages, woken) in [
+        ("6.6", 1, vec![1_000, 1_100, 1_200, 1_300]),
+        ("6.6", 2, vec![1_000, 1_100]),
+        ("6.6", 4, vec![1_000]),
+        ("6.18", 1, vec![1_300]),
+        ("6.18", 2, vec![1_100]),
+    ] {
+        let sim = run(&format!(
+            "{}[[channel]]\nname = \"c\"\ncapacity = 4\npages = {pages}\n\
+             [[task]]\nname = \"tx\"\nprogram = \"send c 5\"\n\
+             [[task]]\nname = \"rx\"\nprogram = \"sleep 1ms; loop 5 {{ recv c; sleep 100us }}\"\n",
+            FREE.replace("6.18", kernel)
+        ));
+        let tx = id(&sim, "tx");
+        let wakeups: Vec<u64> = records(&sim).iter().filter(|(_, r)| matches!(r, Record::Wakeup { task, .. } if *task == tx)).map(|&(t, _)| t / US).collect();
+        assert_eq!(wakeups, woken, "{kernel}, {pages} pages");
+        let c = &sim.sched().chans[0];
+        assert_eq!((c.sent, c.received, c.count), (5, 5, 0), "{kernel}, {pages} pages");
+    }
+}
+
+/// A writer back from waiting takes a free page and never merges into
+/// the newest one: pipe_write() merges only on a write's first try, then
+/// waits on pipe_writable(), which is !pipe_full() (fs/pipe.c, v5.15–v6.18).
+/// 6.6, capacity 4 in two pages of 2: `w` fills both at t = 0; `a` and `b`
+/// block at 0.5 and 0.6 ms. `rx` reads at 1.0, 1.1, 1.2, 1.3 ms (sleeping
+/// in between). 1.0: no page freed, but the pipe was full, so `a` is woken
+/// and waits again (at the back: b, a). 1.1 frees a page: `b` is woken
+/// and takes it (1 message in a page of 2; every page taken again). 1.2:
+/// full, `a` is woken; the newest page has room, but no page is free, so
+/// `a` waits again. 1.3 frees a page: `a` takes it. So `a` is woken at
+/// 1.0, 1.2 and 1.3 ms and `b` at 1.1 ms; a merge at 1.2 would have ended
+/// `a`'s write there.
+#[test]
+fn a_writer_back_from_waiting_takes_a_free_page_and_never_merges() {
+    let sim = run(&format!(
+        "{}[[channel]]\nname = \"c\"\ncapacity = 4\npages = 2\n\
+         [[task]]\nname = \"w\"\nprogram = \"send c 4\"\n\
+         [[task]]\nname = \"a\"\nprogram = \"sleep 500us; send c\"\n\
+         [[task]]\nname = \"b\"\nprogram = \"sleep 600us; send c\"\n\
+         [[task]]\nname = \"rx\"\nprogram = \"sleep 1ms; loop 6 {{ recv c; sleep 100us }}\"\n",
+        FREE.replace("6.18", "6.6")
+    ));
+    let log = records(&sim);
+    let woken = |name: &str| -> Vec<u64> {
+        let p = id(&sim, name);
+        // From 1 ms on: the wake-ups from the pipe, not from the sleeps.
+        log.iter().filter(|&&(t, r)| t >= 1_000 * US && matches!(r, Record::Wakeup { task, .. } if task == p)).map(|&(t, _)| t / US).collect()
+    };
+    assert_eq!(woken("a"), vec![1_000, 1_200, 1_300]);
+    assert_eq!(woken("b"), vec![1_100]);
+    assert_eq!(exit_time(&sim, "a"), 1_300 * US);
+    let c = &sim.sched().chans[0];
+    assert_eq!((c.sent, c.received, c.count), (6, 6, 0));
 }
 
 /// One write of two messages into an empty pipe wakes one reader

@@ -237,20 +237,20 @@ pub(crate) fn check(sim: &mut Simulation) -> Result<(), String> {
     Ok(())
 }
 
-/// A channel holds what fits; a pipe's messages fill its pages in order
-/// (every page but the oldest and the newest full, the oldest not empty);
-/// whoever waits on it is asleep.
+/// A channel holds what fits; a pipe's pages in use each hold at least
+/// one message and at most a page's, together all of them, the newest no
+/// more than were written into it; whoever waits on it is asleep.
 fn channel_ok(c: &crate::kernel::chan::Channel, tasks: &[crate::kernel::sched::core::Task]) -> Result<(), String> {
     use crate::kernel::chan::Room;
     if c.count > c.capacity {
         return Err(format!("{} messages in a capacity of {}", c.count, c.capacity));
     }
     if let Room::Pipe { per_page } = c.room {
-        let (pages, fill) = (c.pages, c.head_fill);
-        let most = if pages == 0 { 0 } else { (pages - 1) * per_page + fill };
-        let least = if pages < 2 { pages } else { (pages - 2) * per_page + fill + 1 };
-        if pages > c.capacity / per_page || fill > per_page || (pages == 0) != (fill == 0) || !(least..=most).contains(&c.count) {
-            return Err(format!("{} messages in {pages} pages of {per_page}, the newest holding {fill}", c.count));
+        let (ring, fill) = (c.page_left.len(), c.head_fill);
+        let left: Vec<u64> = (0..c.pages as usize).map(|i| c.page_left[(c.tail + i) % ring]).collect();
+        let newest = left.last().copied().unwrap_or(0);
+        if ring as u64 != c.capacity / per_page || fill > per_page || newest > fill || left.is_empty() != (fill == 0) || left.iter().any(|&m| !(1..=per_page).contains(&m)) || left.iter().sum::<u64>() != c.count {
+            return Err(format!("{} messages in pages of {per_page} holding {left:?}, {fill} written into the newest", c.count));
         }
     }
     match c.receivers.iter().chain(&c.senders).find(|&&t| tasks[t as usize].state != TaskState::Sleeping) {

@@ -314,19 +314,22 @@ sched_features! {
     /// == 1`). Off (v6.12–v6.14): `nr_running == 1`, so a delayed task on
     /// the waker's CPU sends the wakee elsewhere.
     WAKE_SYNC_VS_DELAYED = [0, 0, 0, 0, 0, 1], "schedlab (aa3ee4f \"sched/fair: Fixup wake_up_sync() vs delayed dequeue\", after v6.14)";
-    /// check_preempt_wakeup_fair() decides idle against non-idle only on
-    /// the matched entities (se_is_idle() after find_matching_se()) and
-    /// tests the wakee's policy after that. Off (v6.6.9, v6.8): a SCHED_IDLE
-    /// curr task is preempted by any non-idle wakee first, and a BATCH/IDLE
-    /// wakee or NO_WAKEUP_PREEMPTION returns before the group rule.
+    /// check_preempt_wakeup_fair() compares idle and non-idle on the
+    /// matched entities (after find_matching_se()), then tests the wakee's
+    /// policy. Off (v6.6.9, v6.8): a SCHED_IDLE curr is preempted by any
+    /// non-idle wakee first, and a BATCH/IDLE wakee or NO_WAKEUP_PREEMPTION
+    /// returns before the group rule.
     IDLE_STRICT_HIERARCHY = [0, 0, 0, 0, 1, 1], "schedlab (faa42d29419d \"sched/fair: Make SCHED_IDLE entity be preempted in strict hierarchy\", v6.11)";
-    /// Only set_next_task_fair() moves a task to the head of `cfs_tasks`
-    /// (v6.12's pick_next_task_fair() rework), so a task picked again while
-    /// it runs keeps its place. Off (v5.15–v6.11): every pick, re-picks
-    /// included, moves the task to the head (the `done:` label of
-    /// pick_next_task_fair()), which changes what detach_tasks() takes
-    /// first from the tail.
+    /// Only set_next_task_fair() moves a task to the head of `cfs_tasks`,
+    /// so a task re-picked while it runs keeps its place. Off
+    /// (v5.15–v6.11): every pick moves it there (pick_next_task_fair()'s
+    /// `done:`), which changes what detach_tasks() takes first from the
+    /// tail.
     CFS_TASKS_SET_NEXT = [0, 0, 0, 0, 1, 1], "schedlab (pick_next_task_fair()/put_prev_set_next_task() rework, v6.12)";
+    /// pipe_read() wakes a writer after every read of a full pipe, though
+    /// no page was freed (the writer waits again). Off (v6.14+): only a
+    /// read that frees a page wakes one.
+    PIPE_WAKE_WAS_FULL = [1, 1, 1, 1, 1, 0], "schedlab (fs/pipe.c; aaec5a95d596, v6.14)";
 }
 
 /// A kernel scheduler behaviour the engine leaves out: its name, what it
