@@ -357,16 +357,27 @@ fn a_hackbench_group_blocks_and_wakes_through_its_pipes_as_the_kernel_does() {
 /// cost bump reverted, balances run in proportion to their success
 /// (NI_RANDOM). Measured here (2 s, senders' migrations per second each):
 /// kernel 36–70, model 44–51; the bump, which turned newidle balancing off
-/// after ~20 failures, gave the model 2–10. The model's senders together
-/// must move 0.5–2 times as often as the kernel's.
+/// after ~20 failures, gave the model 2–10. Both sides have runs that
+/// settle into a regime of few moves (the kernel once 57 in 2 s against
+/// 288–638; the model's seeds 1 and 6 about 145 against 405–442 for
+/// seeds 2–5, since a writer back from waiting no longer merges into the
+/// newest page), so the medians of three runs each are compared: the
+/// model's senders together must move 0.5–2 times as often as the kernel's.
 #[test]
 fn newly_idle_cpus_pull_a_hackbench_groups_senders_as_often_as_the_kernels() {
     if !on_linux("newly_idle_cpus_pull_a_hackbench_groups_senders_as_often_as_the_kernels") {
         return;
     }
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let report = validate_report("hackbench-group-two-cpus.toml", &["--reps", "1", "--retry", "3", "--duration", "2s"]);
-    let (k, m) = (total(&report["kernel_runs"][0]["tasks"], "s.", "nr_migrations"), total(&report["model_runs"][0], "s.", "nr_migrations"));
-    eprintln!("senders' migrations in 2 s: kernel {k}, model {m}");
-    assert!(k > 0.0 && (0.5..=2.0).contains(&(m / k)), "senders' migrations in 2 s: kernel {k}, model {m}");
+    let report = validate_report("hackbench-group-two-cpus.toml", &["--reps", "3", "--retry", "3", "--duration", "2s"]);
+    let median = |runs: &serde_json::Value, tasks: &dyn Fn(&serde_json::Value) -> serde_json::Value| -> f64 {
+        let mut v: Vec<f64> = runs.as_array().unwrap().iter().map(|r| total(&tasks(r), "s.", "nr_migrations")).collect();
+        assert_eq!(v.len(), 3, "three runs");
+        v.sort_by(f64::total_cmp);
+        v[1]
+    };
+    let k = median(&report["kernel_runs"], &|r| r["tasks"].clone());
+    let m = median(&report["model_runs"], &|r| r.clone());
+    eprintln!("senders' migrations in 2 s, median of 3: kernel {k}, model {m}");
+    assert!(k > 0.0 && (0.5..=2.0).contains(&(m / k)), "senders' migrations in 2 s, median of 3: kernel {k}, model {m}");
 }

@@ -113,7 +113,6 @@ impl Channel {
     pub fn sync(&self) -> bool {
         self.room != Room::Signals
     }
-
 }
 
 /// The outcome of a channel operation for the task doing it.
@@ -333,9 +332,10 @@ impl Sched {
 /// into the newest page while it has room, else take a free page, else
 /// block. Only a write's first try merges: one back from waiting waits on
 /// pipe_writable(), a free page, and takes one, however much room the
-/// newest page has. Wakes a reader if the pipe was empty when the write began (or
-/// when the writer came back from waiting: `was_empty` is read again
-/// then), and, having waited, the next writer if a page is still free.
+/// newest page has. Wakes a reader if the pipe was empty when the write
+/// began (or when the writer came back from waiting: `was_empty` is read
+/// again then), and, having waited, the next writer if a page is still
+/// free.
 /// (A write of several messages merges only a whole write's remainder in
 /// the kernel; messages of a page's size or less, as every workload here
 /// writes one at a time, go in exactly as here.)
@@ -369,15 +369,15 @@ fn pipe_write(c: &mut Channel, per_page: u64, n: u64, waited: bool) -> (u64, Wak
 /// pipe_read() (fs/pipe.c, v5.15–v6.18), one message at a time from the
 /// oldest page, freeing it with its last message. It wakes one writer if
 /// it frees a page of a full pipe (v6.14+, anon_pipe_read()'s
-/// `wake_writer`) or, `was_full`, if every page was taken when it began
-/// (v5.15–v6.13: pipe_full() read before the loop, the wake-up after it,
-/// whatever the read freed). A read that finds the pipe empty having read
+/// `wake_writer`) or, `wake_if_was_full`, if every page was taken when it
+/// began (v5.15–v6.13: `was_full`, pipe_full() read before the loop, the
+/// wake-up after it, whatever the read freed). A read that finds the pipe empty having read
 /// something returns short (and the task reads again, waiting), so its
 /// wake-ups come first. Having waited, it wakes the next reader if it
 /// leaves data behind.
-fn pipe_read(c: &mut Channel, per_page: u64, n: u64, waited: bool, was_full: bool) -> (u64, Wakes) {
+fn pipe_read(c: &mut Channel, per_page: u64, n: u64, waited: bool, wake_if_was_full: bool) -> (u64, Wakes) {
     let slots = c.capacity / per_page;
-    let mut wake_writer = was_full && c.pages >= slots;
+    let mut wake_writer = wake_if_was_full && c.pages >= slots;
     let mut moved = 0;
     while moved < n && c.count > 0 {
         c.page_left[c.tail] -= 1;
