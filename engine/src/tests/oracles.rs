@@ -180,6 +180,35 @@ fn pick_before_its_fix_can_miss_the_earliest_eligible_deadline() {
     }
 }
 
+/// A deadline tie between the running entity and a queued one goes to the
+/// running entity in v6.6's __pick_eevdf() (`best = curr`, replaced only
+/// if `deadline_gt(deadline, best, se)`, strictly later) and to the queued
+/// one from v6.8's deadline tree on (`found:` keeps the leftmost unless
+/// `entity_before(curr, best)`, strictly earlier; "Tiebreak on vruntime
+/// seems unnecessary since it can hardly happen", v6.18). It happens on
+/// every wake-up that finds a lone running task whose slice the wake-up's
+/// update_curr() has just renewed (deadline = vruntime + vslice) and a
+/// wakee that slept alone on its queue (vlag 0), placed at V, which is the
+/// running task's vruntime: the same deadline. So seed 000's p3 (deadline
+/// tree + O(1) pick) preempts there and p1 does not. a runs at v = 0, d =
+/// 3 ms; b is queued at v = 0, d = 3 ms; V = 0, both eligible; the renewal
+/// has ended any slice protection (protect = false).
+#[test]
+fn a_deadline_tie_keeps_the_running_entity_in_v6_6_and_goes_to_the_queued_one_from_v6_8() {
+    let tree = [(DEADLINE_TREE, true), (PICK_FASTPATH, true)];
+    for (kernel, flags, running_wins) in [("6.6", &[][..], true), ("6.6", &tree[..], false), ("6.12", &[][..], false), ("6.18", &[][..], false)] {
+        let mut s = sched(kernel, flags);
+        let a = queue(&mut s, 1024, 0, 3 * MS);
+        let b = queue(&mut s, 1024, 0, 3 * MS);
+        let ta = s.ents[a as usize].task;
+        s.rqs[0].curr = ta;
+        s.set_next_task_fair(ta);
+        assert_eq!(s.cfs_rqs[0].curr, a);
+        assert!(s.entity_eligible(0, a) && s.entity_eligible(0, b), "{kernel} {flags:?}");
+        assert_eq!(s.__pick_eevdf(0, false), if running_wins { a } else { b }, "{kernel} {flags:?}");
+    }
+}
+
 /// V rounds towards minus infinity, so an entity exactly at V is eligible
 /// and V − 1 ns is the largest vruntime that is: weights 1024 and 2048 at
 /// v = 0 and 1: V = 2048/3072 = 0.67 → 0.
