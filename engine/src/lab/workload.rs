@@ -680,7 +680,7 @@ fn schbench(a: &mut Args, o: &mut Out) -> R<Measure> {
 /// CPU by the first sync request: a start no real run has.
 fn rr_pairs(o: &mut Out, threads: u32, client: &str, server: &str) -> R<Vec<String>> {
     let name = o.name.clone();
-    let mut clients = Vec::new();
+    let (mut clients, mut servers) = (Vec::new(), Vec::new());
     for i in 0..threads {
         let (req, resp) = (format!("{name}-{i}-req"), format!("{name}-{i}-resp"));
         let cap = crate::lab::scenario::DEFAULT_CHANNEL_CAPACITY;
@@ -689,10 +689,10 @@ fn rr_pairs(o: &mut Out, threads: u32, client: &str, server: &str) -> R<Vec<Stri
         let c = format!("{name}-c{i}");
         o.task(&c, 1, &format!("loop {{ run {client}; send {req}; recv {resp} }}"), None)?;
         clients.push(c);
+        servers.push((format!("{name}-s{i}"), format!("loop {{ recv {req}; run {server}; send {resp} }}")));
     }
-    for i in 0..threads {
-        let (req, resp) = (format!("{name}-{i}-req"), format!("{name}-{i}-resp"));
-        o.task(&format!("{name}-s{i}"), 1, &format!("loop {{ recv {req}; run {server}; send {resp} }}"), None)?;
+    for (s, program) in &servers {
+        o.task(s, 1, program, None)?;
     }
     Ok(clients)
 }
@@ -728,17 +728,17 @@ fn netperf_stream(a: &mut Args, o: &mut Out) -> R<Measure> {
     let (send, recv) = (o.cost(send), o.cost(recv));
     // The senders first: netserver forks each receiver when its sender
     // connects (rr_pairs()).
+    let mut rxs = Vec::new();
     for i in 0..threads {
         let ch = format!("{name}-{i}");
         o.chan(&ch, window, tcp_socket(window));
         o.task(&format!("{name}-tx{i}"), 1, &format!("loop {{ run {send}; send {ch} }}"), None)?;
+        rxs.push((format!("{name}-rx{i}"), format!("loop {{ recv {ch}; run {recv} }}")));
     }
-    let mut rxs = Vec::new();
-    for i in 0..threads {
-        let rx = format!("{name}-rx{i}");
-        o.task(&rx, 1, &format!("loop {{ recv {name}-{i}; run {recv} }}"), None)?;
-        rxs.push(rx);
+    for (rx, program) in &rxs {
+        o.task(rx, 1, program, None)?;
     }
+    let rxs = rxs.into_iter().map(|(rx, _)| rx).collect();
     let case = if proto == "tcp" { "TCP_STREAM" } else { "UDP_STREAM" };
     Ok(o.measure("netperf-stream", case.into(), plural(threads, "thread", "threads"), Metric::Throughput, rxs))
 }
