@@ -355,9 +355,9 @@ pub const MISSING: &[Missing] = &[
         difference: "every task is a fair task: nothing but another fair task preempts one, rq->nr_running counts fair tasks only, and there is no RT starvation for the fair server to relieve",
     },
     Missing {
-        name: "TTWU_QUEUE IPIs",
-        kernel: "a wakeup of a task on another CPU (other LLC, or an idle target) is queued on its wake list and finished by an IPI there (ttwu_queue_wakelist()); idle_cpu() counts a pending one",
-        difference: "the waker enqueues on the remote CPU directly: cross-CPU wakeups have no IPI latency, and a CPU with a wakeup in flight still looks idle to the next select_idle_sibling()",
+        name: "TTWU_QUEUE IPIs to busy CPUs",
+        kernel: "a wakeup onto a CPU of another LLC, busy or not, is queued on its wake list and finished by an IPI there (ttwu_queue_cond(), ttwu_queue_wakelist()), a microsecond or more later",
+        difference: "a busy CPU of another LLC gets its wakee at once, without the IPI's delivery time: it is enqueued, and may preempt, that much early (wakeups onto an idle CPU use its wake list)",
     },
     Missing {
         name: "lazy preemption",
