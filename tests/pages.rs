@@ -492,12 +492,12 @@ async fn a_seed_study_shows_the_mail_beside_the_model() {
     assert_eq!(text(&four, "model-change"), "not run");
     assert_eq!(attr(&by_testid(&four, "mail-verdict").unwrap(), "data-same-schedules"), "false");
     // The table's known gap, under it: why its 2-group cell points the
-    // wrong way (the patch's cycles, which the model does not charge).
+    // wrong way (nothing the patch does: it has nothing to act on at that load).
     let gaps = all_testid(&beside, "study-mail-gap");
     assert_eq!(gaps.len(), 1, "one gap for the one table");
     let gap = gaps[0].text_content().unwrap();
-    assert!(gap.starts_with("what the model lacks here: the patch's own cycles"), "{gap}");
-    assert!(gap.contains("cpumask_andnot()"), "{gap}");
+    assert!(gap.starts_with("what the model lacks here: nothing the patch does"), "{gap}");
+    assert!(gap.contains("look for an idle core"), "{gap}");
     let table = by_testid(&beside, "study-mail-table").unwrap();
     assert!(table.next_element_sibling().is_some_and(|e| e == gaps[0]), "the gap follows its table");
     let summary = by_testid(&beside, "study-mail-summary").unwrap().text_content().unwrap();

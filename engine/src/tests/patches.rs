@@ -146,6 +146,41 @@ fn sis_filter_hides_cpus_that_went_idle_after_the_tick_marked_them() {
     assert!(forever.cpus_filtered_idle * 100 < forever.cpus_filtered, "{forever:?}");
 }
 
+/// seed 002 (sis-filter): the patch filters only the CPU-by-CPU scan,
+/// `if (sched_feat(SIS_FILTER) && !has_idle_core && sd->shared)
+/// cpumask_andnot(cpus, cpus, sdo_mask(sd->shared))`. On the i7-4790 (one
+/// LLC of 4 cores × 2 threads) every CPU is busy but core 1's two, which
+/// are idle with stale overloaded marks (as after NOHZ, above). Waking
+/// from CPU 0 while the LLC may have an idle core, the scan ignores the
+/// marks, finds core 1 idle and returns its first thread, CPU 1: nothing
+/// filtered, one core scan. Without an idle core the marks remove both
+/// idle CPUs from the scan (2 filtered), which then finds none.
+#[test]
+fn sis_filter_leaves_the_idle_core_scan_unfiltered() {
+    use crate::kernel::sched::features::Feature;
+    let mut s = crate::tests::audit::sched_on("6.5", "i7-4790", &[(Feature::SIS_FILTER, true)]);
+    let all = std::rc::Rc::new(crate::kernel::lib::cpumask::CpuMask::full(8));
+    let t = s.add_task(all, 0, crate::kernel::sched::core::Policy::Normal, None);
+    let core1: Vec<u32> = (0..8).filter(|&c| s.topo.cpus[c as usize].core == s.topo.cpus[1].core).collect();
+    assert_eq!(core1.len(), 2);
+    for cpu in 0..8u32 {
+        let busy = !core1.contains(&cpu);
+        s.rqs[cpu as usize].curr = if busy { t } else { NIL };
+        s.rqs[cpu as usize].nr_running = busy as u32;
+        s.note_idle(cpu);
+    }
+    for &cpu in &core1 {
+        s.llc[0].overloaded.set(cpu);
+    }
+    s.llc[0].nr_idle_scan = 8;
+    let level = s.topo.sd_llc[0].unwrap() as usize;
+    let mut idle_core = s.clone();
+    assert_eq!(idle_core.select_idle_cpu(t, level, true, 0), Some(1));
+    assert_eq!((idle_core.sis.scans, idle_core.sis.core_scans, idle_core.sis.cpus_filtered), (1, 1, 0));
+    assert_eq!(s.select_idle_cpu(t, level, false, 0), None);
+    assert_eq!((s.sis.scans, s.sis.core_scans, s.sis.cpus_filtered), (1, 0, 2));
+}
+
 /// seed 003 (no-same-prio-preempt): nice-0 wakers never preempt nice-0
 /// hogs any more, so there are no wakeup preemptions at all and fewer
 /// involuntary switches.

@@ -79,6 +79,9 @@ pub struct SisStats {
     pub fast_path: u64,
     /// select_idle_cpu() calls that scanned.
     pub scans: u64,
+    /// Of those, scans for an idle core (`has_idle_core`): SIS_FILTER
+    /// leaves them unfiltered, so the patch's mask is not even read.
+    pub core_scans: u64,
     /// CPUs looked at by those scans.
     pub cpus_scanned: u64,
     /// CPUs SIS_FILTER removed from scans.
@@ -418,6 +421,7 @@ impl Sched {
             self.sis.cpus_filtered += filtered as u64;
         }
         self.sis.scans += 1;
+        self.sis.core_scans += has_idle_core as u64;
         let start = if target + 1 >= topo.nr_cpus() { 0 } else { target + 1 };
         if !has_idle_core {
             let (found, scanned, end) =
