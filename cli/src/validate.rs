@@ -53,6 +53,9 @@ pub struct Args {
     /// As root, leave sched_autogroup_enabled alone (by default it is switched off for the run and restored)
     #[arg(long)]
     pub keep_autogroup: bool,
+    /// Give the model this machine's measured costs where the scenario sets none: a pipe write()/read() (costs.channel_op) and a move within the LLC (costs.migration_llc)
+    #[arg(long)]
+    pub machine_costs: bool,
     /// Print the report as JSON
     #[arg(long)]
     pub json: bool,
@@ -67,6 +70,7 @@ impl Args {
             duration: self.duration,
             cpu: self.cpu.unwrap_or(CpuChoice::Same),
             keep_autogroup: self.keep_autogroup,
+            machine_costs: self.machine_costs,
             inject,
         }
     }

@@ -95,6 +95,10 @@ pub struct Options {
     pub duration: Option<u64>,
     pub cpu: CpuChoice,
     pub keep_autogroup: bool,
+    /// Hand the model what this machine's probes measure where the
+    /// scenario sets no cost of its own: a pipe call (`costs.channel_op`)
+    /// and a move within the LLC (`costs.migration_llc`).
+    pub machine_costs: bool,
     /// Test hook: task `index` fails `ns` into each run.
     pub inject: Option<(usize, u64)>,
 }

@@ -97,18 +97,34 @@ fn idle_wake_note(plan: &Plan, cpus: &[u32], notes: &mut Vec<String>) -> Result<
     Ok(())
 }
 
+/// Sets a cost the scenario leaves to its default to what this machine
+/// measured, when `hand` (`--machine-costs`); says whether it did.
+fn hand_cost(slot: &mut Option<u64>, measured_ns: u64, hand: bool) -> bool {
+    let handed = hand && slot.is_none();
+    if handed {
+        *slot = Some(measured_ns);
+    }
+    handed
+}
+
 /// When the scenario has pipes, a note of what a write() and a read() of
 /// its first pipe's message cost here (`pipe_cost`), beside what the model
-/// charges for them: the scenario's `costs.channel_op`. Not handed to the
-/// model either, for the same reason as the idle wake-up: it is this
-/// machine's figure, and a scenario that wants it says so.
-fn pipe_cost_note(plan: &Plan, cpus: &[u32], notes: &mut Vec<String>) -> Result<(), String> {
+/// charges for them: the scenario's `costs.channel_op`. Handed to the
+/// model (their mean, charged for each send and each recv) only with
+/// `--machine-costs`: it is this machine's figure, not the modelled
+/// kernel's.
+fn pipe_cost_note(plan: &mut Plan, cpus: &[u32], hand: bool, notes: &mut Vec<String>) -> Result<(), String> {
     let (Some(pipe), Some(&cpu)) = (plan.channels.iter().find(|c| c.msg_bytes > 0), cpus.first()) else { return Ok(()) };
     let c = pipe_cost::measure(cpu, pipe.msg_bytes as usize)?;
     let us = |ns: u64| format!("{:.2}", ns as f64 / 1e3);
+    let mean = (c.write_ns + c.read_ns) / 2;
+    let handed = hand_cost(&mut plan.scenario.sim.costs.channel_op, mean, hand);
     let model = match plan.scenario.sim.costs.channel_op {
+        _ if handed => {
+            format!("--machine-costs hands the model their mean, {}, as costs.channel_op for each send and recv", format_duration(mean))
+        }
         Some(own) => format!("the model charges the scenario's costs.channel_op, {}, for each send and recv", format_duration(own)),
-        None => "the model charges nothing for the calls themselves (give [sim] costs.channel_op)".into(),
+        None => "the model charges nothing for the calls themselves (give [sim] costs.channel_op, or --machine-costs)".into(),
     };
     notes.push(format!(
         "a {}-byte pipe write() takes {} µs and a read() {} µs on CPU {cpu} here (medians of {} calls that neither block nor wake); {model}",
@@ -122,16 +138,18 @@ fn pipe_cost_note(plan: &Plan, cpus: &[u32], notes: &mut Vec<String>) -> Result<
 
 /// When the run has two CPUs of one LLC, a note of what a move between
 /// them costs the moved task here (`refill_cost`), beside what the model
-/// charges for it: `costs.migration_llc`. Not handed to the model, as the
-/// other probes: it is this machine's figure.
-fn refill_cost_note(plan: &Plan, f: &Facts, cpus: &[u32], notes: &mut Vec<String>) -> Result<(), String> {
+/// charges for it: `costs.migration_llc`. Handed to the model only with
+/// `--machine-costs`, as the pipe's calls.
+fn refill_cost_note(plan: &mut Plan, f: &Facts, cpus: &[u32], hand: bool, notes: &mut Vec<String>) -> Result<(), String> {
     let [a, b, ..] = cpus[..] else { return Ok(()) };
     let shared = f.topology.as_ref().and_then(|t| t.cpu(a)).and_then(|c| c.llc_cpus.as_ref()).is_some_and(|l| l.contains(&b));
     if !shared {
         return Ok(());
     }
     let ns = refill_cost::measure(a, b)?;
+    let handed = hand_cost(&mut plan.scenario.sim.costs.migration_llc, ns, hand);
     let model = match plan.scenario.sim.costs.migration_llc {
+        _ if handed => format!("--machine-costs hands it to the model as costs.migration_llc, in place of the default {}", format_duration(DEFAULT_MIGRATION_LLC_COST)),
         Some(own) => format!("the model charges the scenario's costs.migration_llc, {}", format_duration(own)),
         None => format!("the model charges costs.migration_llc, {} by default", format_duration(DEFAULT_MIGRATION_LLC_COST)),
     };
@@ -307,15 +325,15 @@ pub fn validate(sc: Scenario, opts: &Options, progress: &mut dyn FnMut(u32, u32)
         online: f.online_cpus.len(),
         shape: f.topology.as_ref().ok_or_else(|| f.shape.source.clone()).and_then(|t| t.model_shape()),
     };
-    let plan = plan::plan(sc, version, &machine, preset, opts.duration)?;
+    let mut plan = plan::plan(sc, version, &machine, preset, opts.duration)?;
     let mut notes = plan.notes.clone();
     let tuning = tuning(&f, preset, &mut notes);
     feature_notes(&f, preset, &mut notes);
     context_notes(&f, &mut notes);
     let (cpus, cpu_choice) = choose_cpus(&plan, &f, opts.cpu)?;
     idle_wake_note(&plan, &cpus, &mut notes)?;
-    pipe_cost_note(&plan, &cpus, &mut notes)?;
-    refill_cost_note(&plan, &f, &cpus, &mut notes)?;
+    pipe_cost_note(&mut plan, &cpus, opts.machine_costs, &mut notes)?;
+    refill_cost_note(&mut plan, &f, &cpus, opts.machine_costs, &mut notes)?;
     let model_runs = measure::run_model(&plan, tuning, opts.reps)?;
     let cfg = RealConfig {
         controller_cpus: controller_cpus(&f, &cpus, &mut notes),

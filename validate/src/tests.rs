@@ -53,7 +53,7 @@ fn some_cpu() -> u32 {
 }
 
 fn options(inject: Option<(usize, u64)>) -> Options {
-    Options { path: "test".into(), reps: 1, retry: 0, duration: None, cpu: CpuChoice::Same, keep_autogroup: false, inject }
+    Options { path: "test".into(), reps: 1, retry: 0, duration: None, cpu: CpuChoice::Same, keep_autogroup: false, machine_costs: false, inject }
 }
 
 fn autogroup() -> Option<String> {
