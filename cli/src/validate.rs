@@ -54,7 +54,7 @@ pub struct Args {
     #[arg(long)]
     pub keep_autogroup: bool,
     /// Give the model this machine's measured costs where the scenario sets none: a pipe write()/read() (costs.channel_op) and a move within the LLC (costs.migration_llc)
-    #[arg(long)]
+    #[arg(long, conflicts_with = "trace")]
     pub machine_costs: bool,
     /// Print the report as JSON
     #[arg(long)]
