@@ -466,8 +466,8 @@ pub fn format(reports: &[TableReport]) -> String {
         }
         for (config, e) in r.configs.iter().zip(&r.engagement) {
             s += &format!(
-                "  in {config}: {} wake-ups, {} wake-up preemptions, {} skipped as same priority, {} queued reweights ({} at non-zero lag), {} CPUs filtered\n",
-                e.wakeups, e.wakeup_preemptions, e.same_prio_skips, e.reweights, e.reweights_nonzero_lag, e.cpus_filtered
+                "  in {config}: {} wake-ups, {} wake-up preemptions, {} skipped as same priority, {} queued reweights ({} at non-zero lag), {} CPUs filtered, {} of {} idle-CPU scans for an idle core (never filtered)\n",
+                e.wakeups, e.wakeup_preemptions, e.same_prio_skips, e.reweights, e.reweights_nonzero_lag, e.cpus_filtered, e.core_scans, e.scans
             );
         }
         s += "\n";

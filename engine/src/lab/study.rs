@@ -73,8 +73,16 @@ pub struct Engagement {
     /// non-zero lag (of `reweights`).
     pub reweights: u64,
     pub reweights_nonzero_lag: u64,
-    /// sis-filter: CPUs SIS_FILTER removed from select_idle_cpu() scans.
+    /// sis-filter: CPUs SIS_FILTER removed from select_idle_cpu() scans,
+    /// the scans over the run, and of those the scans for an idle core,
+    /// which the patch leaves unfiltered. (Only the CLI's reproduction
+    /// prints the scans; the page's study worker does not pass them on,
+    /// which keeps the page's .wasm inside its budget.)
     pub cpus_filtered: u64,
+    #[serde(skip_deserializing)]
+    pub scans: u64,
+    #[serde(skip_deserializing)]
+    pub core_scans: u64,
     /// Wake-ups that preempted the running task, and wake-ups that would
     /// have been checked but the same-priority rule skipped.
     pub wakeup_preemptions: u64,
@@ -83,12 +91,14 @@ pub struct Engagement {
 }
 
 impl Engagement {
-    fn of(c: &crate::lab::signals::Counters) -> Engagement {
+    fn of(c: &crate::lab::signals::Counters, sis: &crate::kernel::sched::select::SisStats) -> Engagement {
         let verdict = |name| c.wakeup_verdicts.iter().find(|(n, _)| *n == name).map_or(0, |(_, k)| *k);
         Engagement {
             reweights: c.reweights,
             reweights_nonzero_lag: c.reweights_nonzero_lag,
             cpus_filtered: c.cpus_filtered,
+            scans: sis.scans,
+            core_scans: sis.core_scans,
             wakeup_preemptions: verdict("preempt"),
             same_prio_skips: verdict("same_prio"),
             wakeups: c.wakeups,
@@ -276,7 +286,7 @@ impl Study {
             wakeup_cdf: CDF_QUANTILES.iter().map(|&q| hist.quantile(q)).collect(),
             switches_per_sec: (r.nr_voluntary_switches + r.nr_involuntary_switches) as f64 / secs,
             ops_per_sec: r.ops_per_sec,
-            engagement: sim.signals.as_ref().map_or_else(Engagement::default, |s| Engagement::of(&s.counters)),
+            engagement: sim.signals.as_ref().map_or_else(Engagement::default, |s| Engagement::of(&s.counters, &sim.sched().sis)),
         })
     }
 
@@ -309,6 +319,8 @@ impl Study {
                 e.reweights += g.reweights;
                 e.reweights_nonzero_lag += g.reweights_nonzero_lag;
                 e.cpus_filtered += g.cpus_filtered;
+                e.scans += g.scans;
+                e.core_scans += g.core_scans;
                 e.wakeup_preemptions += g.wakeup_preemptions;
                 e.same_prio_skips += g.same_prio_skips;
                 e.wakeups += g.wakeups;
