@@ -76,8 +76,8 @@ pub struct Engagement {
     /// sis-filter: CPUs SIS_FILTER removed from select_idle_cpu() scans,
     /// the scans over the run, and of those the scans for an idle core,
     /// which the patch leaves unfiltered. (Only the CLI's reproduction
-    /// prints the scans; the page's study worker does not pass them on,
-    /// which keeps the page's .wasm inside its budget.)
+    /// prints the scans; the page does not read them back from its study
+    /// worker's messages, which keeps the page's .wasm inside its budget.)
     pub cpus_filtered: u64,
     #[serde(skip_deserializing)]
     pub scans: u64,
