@@ -104,6 +104,11 @@ impl Channel {
         Channel { capacity, room, count: 0, peak: 0, page_left, tail: 0, pages: 0, head_fill: 0, receivers: VecDeque::new(), senders: VecDeque::new(), sent: 0, received: 0 }
     }
 
+    /// A pipe's pages (pipe->max_usage): the ring's size.
+    fn slots(&self) -> u64 {
+        self.page_left.len() as u64
+    }
+
     /// The ring index of a pipe's newest page in use (pages > 0).
     fn head(&self) -> usize {
         (self.tail + self.pages as usize - 1) % self.page_left.len()
@@ -340,7 +345,7 @@ impl Sched {
 /// the kernel; messages of a page's size or less, as every workload here
 /// writes one at a time, go in exactly as here.)
 fn pipe_write(c: &mut Channel, per_page: u64, n: u64, waited: bool) -> (u64, Wakes) {
-    let slots = c.capacity / per_page;
+    let slots = c.slots();
     let was_empty = c.count == 0;
     let mut moved = 0;
     while moved < n {
@@ -376,7 +381,7 @@ fn pipe_write(c: &mut Channel, per_page: u64, n: u64, waited: bool) -> (u64, Wak
 /// wake-ups come first. Having waited, it wakes the next reader if it
 /// leaves data behind.
 fn pipe_read(c: &mut Channel, per_page: u64, n: u64, waited: bool, wake_if_was_full: bool) -> (u64, Wakes) {
-    let slots = c.capacity / per_page;
+    let slots = c.slots();
     let mut wake_writer = wake_if_was_full && c.pages >= slots;
     let mut moved = 0;
     while moved < n && c.count > 0 {
