@@ -211,7 +211,7 @@ impl Sched {
         let c = &mut self.chans[ch as usize];
         let (moved, wakes) = match (c.room, send) {
             (Room::Pipe { per_page }, true) => pipe_write(c, per_page, n as u64, waited),
-            (Room::Pipe { per_page }, false) => pipe_read(c, per_page, n as u64, waited, self.feat.has(Feature::PIPE_WAKE_WAS_FULL)),
+            (Room::Pipe { .. }, false) => pipe_read(c, n as u64, waited, self.feat.has(Feature::PIPE_WAKE_WAS_FULL)),
             (Room::Socket { .. }, true) => socket_send(c, n as u64),
             (Room::Socket { wake_at }, false) => socket_recv(c, wake_at, n as u64),
             (Room::Signals, _) => signals_move(c, n as u64, send),
@@ -380,7 +380,7 @@ fn pipe_write(c: &mut Channel, per_page: u64, n: u64, waited: bool) -> (u64, Wak
 /// something returns short (and the task reads again, waiting), so its
 /// wake-ups come first. Having waited, it wakes the next reader if it
 /// leaves data behind.
-fn pipe_read(c: &mut Channel, per_page: u64, n: u64, waited: bool, wake_if_was_full: bool) -> (u64, Wakes) {
+fn pipe_read(c: &mut Channel, n: u64, waited: bool, wake_if_was_full: bool) -> (u64, Wakes) {
     let slots = c.slots();
     let mut wake_writer = wake_if_was_full && c.pages >= slots;
     let mut moved = 0;
