@@ -204,8 +204,8 @@ pub struct ModelCell {
     pub std: f64,
     pub clear: bool,
     /// Every seed's run of the compare configuration switched exactly as
-    /// the baseline's (`study::Cell::same_schedules`): the change never
-    /// altered a decision on this load.
+    /// the table's baseline's (`study::Cell::switched_like`): the change
+    /// never altered a decision on this load.
     pub same_schedules: bool,
 }
 
@@ -304,6 +304,7 @@ fn model_cell(m: &Table, case: &str, load: &str, base: &str, compare: &str) -> O
     let row = m.rows.iter().find(|r| r.case == case && r.load == load)?;
     let col = |name: &str| m.configs.iter().position(|c| c == name);
     let (b, c) = (&row.cells[col(base)?], &row.cells[col(compare)?]);
+    let same_schedules = b.switched_like == c.switched_like;
     if b.runs == 0 || c.runs == 0 || b.mean == 0.0 {
         return None;
     }
@@ -311,7 +312,7 @@ fn model_cell(m: &Table, case: &str, load: &str, base: &str, compare: &str) -> O
     let change = if m.higher_is_better { raw } else { -raw } + 0.0;
     let noise = diff_std(b.std_pct, c.std_pct, raw);
     let clear = b.runs > 1 && c.runs > 1 && is_clear(change, Some(noise));
-    Some(ModelCell { change, noise, std: c.std_pct, clear, same_schedules: c.same_schedules })
+    Some(ModelCell { change, noise, std: c.std_pct, clear, same_schedules })
 }
 
 /// The agreement figures of a set of cells.
@@ -398,6 +399,13 @@ impl Reproduction {
             let text = study_text(&t.study).ok_or_else(|| format!("table `{}` names study `{}`, which is not shipped", t.title, t.study))?;
             let mut s = Study::new(text).map_err(|e| format!("{}: {e}", t.study))?;
             s.count_engagement = true;
+            // Only what the study's tables read: seed 004's futex table
+            // has no PLACE_BONUS column, seed 003's stressors one load of
+            // three (a third of the futex study's 80 s on 2 cores).
+            let read = tables.iter().filter(|o| o.study == t.study);
+            let configs: Vec<&str> = read.clone().flat_map(|o| std::iter::once(&o.base).chain(&o.compare)).map(String::as_str).collect();
+            let rows: Vec<(&str, &str)> = read.flat_map(|o| o.rows.iter().map(|r| (r.case.as_str(), r.load.as_str()))).collect();
+            s.keep(&configs, &rows);
             studies.insert(t.study.clone(), s);
         }
         Ok(Reproduction { tables, studies })
@@ -672,6 +680,31 @@ mod tests {
         // unclear one beside a small model change has no clear effect.
         assert_eq!(cell(10.0, true, Some(0.0)).verdict(), Some(Verdict::Disagrees));
         assert_eq!(cell(1.0, false, Some(-3.0)).verdict(), Some(Verdict::NoClearEffect));
+    }
+
+    /// A table's pair is "same schedules" when its own two configurations
+    /// switched alike, whichever is the study's first column (seed 004's
+    /// PLACE_BONUS tables compare its second and third). Without cgroups
+    /// no task group has a load average to publish, so 6.18 with
+    /// TG_LOAD_AVG_RATELIMIT off switches exactly as 6.18: that pair is
+    /// unreached, with a change of exactly 0, while 6.6 (a 0.75 ms base
+    /// slice against 6.18's 0.70 ms) switches otherwise against both.
+    #[test]
+    fn a_pair_that_switched_alike_is_unreached_whichever_column_is_the_baseline() {
+        let text = "[sim]\nduration = \"20ms\"\n[topology]\npreset = \"2cpu-vm\"\n\
+            [[workload]]\nkind = \"hackbench\"\nfds = 2\nloops = 1000000\n\
+            [study]\nbase = \"6.6\"\ncompare = [\"6.18\", \"6.18,TG_LOAD_AVG_RATELIMIT=off\"]\nseeds = [1, 2]\n";
+        let mut s = Study::new(text).unwrap();
+        s.run_all(1).unwrap();
+        let t = s.table();
+        let (case, load) = (t.rows[0].case.clone(), t.rows[0].load.clone());
+        let pair = model_cell(&t, &case, &load, "6.18", "6.18,TG_LOAD_AVG_RATELIMIT=off").unwrap();
+        assert!(pair.same_schedules, "{pair:?}");
+        assert_eq!(pair.change, 0.0);
+        let against_first = model_cell(&t, &case, &load, "6.6", "6.18,TG_LOAD_AVG_RATELIMIT=off").unwrap();
+        assert!(!against_first.same_schedules, "{against_first:?}");
+        // The study's own mark is against its first column only.
+        assert!(!t.rows[0].cells[2].same_schedules);
     }
 
     /// The summary line the CLI and the Studies page print: 9 cells, 7

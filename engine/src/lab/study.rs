@@ -360,6 +360,20 @@ impl Study {
         self.values = vec![None; self.runs.len()];
     }
 
+    /// Drops the configurations and rows (case, load) not named, with
+    /// their runs (and every result so far): a reproduction runs only what
+    /// its mail tables read. The baseline stays, named or not, so that
+    /// every change is still taken against it.
+    pub fn keep(&mut self, configs: &[&str], rows: &[(&str, &str)]) {
+        let mut index = 0;
+        self.configs.retain(|c| {
+            index += 1;
+            index == 1 || configs.contains(&c.text.as_str())
+        });
+        self.rows.retain(|r| rows.iter().any(|&(case, load)| r.case == case && r.load == load));
+        self.set_seeds(self.seeds.clone());
+    }
+
     /// Runs everything, one run after the other (wasm has no threads; the
     /// page runs studies in a web worker instead).
     #[cfg(target_arch = "wasm32")]
@@ -427,6 +441,7 @@ impl Study {
                             values: vals.clone(),
                             worst_seed: worst,
                             same_schedules: c > 0 && same_schedules(&runs[0], &runs[c]),
+                            switched_like: (0..c).find(|&b| same_schedules(&runs[b], &runs[c])).unwrap_or(c),
                         }
                     })
                     .collect();
@@ -495,6 +510,12 @@ pub struct Cell {
     /// altered a scheduling decision on this load, so its 0.00 says the
     /// load does not reach the code it changes, not that it is neutral.
     pub same_schedules: bool,
+    /// The first configuration (this one's index if none before it) whose
+    /// every run switched exactly as this one's: two configurations of a
+    /// row switched alike when their `switched_like` agree, whichever is
+    /// a mail table's baseline (seed 004's PLACE_BONUS tables compare two
+    /// configurations neither of which is the study's first).
+    pub switched_like: usize,
 }
 
 /// What a `same_schedules` cell means, in the table's footnote and the
