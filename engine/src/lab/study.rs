@@ -365,11 +365,8 @@ impl Study {
     /// its mail tables read. The baseline stays, named or not, so that
     /// every change is still taken against it.
     pub fn keep(&mut self, configs: &[&str], rows: &[(&str, &str)]) {
-        let mut index = 0;
-        self.configs.retain(|c| {
-            index += 1;
-            index == 1 || configs.contains(&c.text.as_str())
-        });
+        let base = self.configs[0].text.clone();
+        self.configs.retain(|c| c.text == base || configs.contains(&c.text.as_str()));
         self.rows.retain(|r| rows.iter().any(|&(case, load)| r.case == case && r.load == load));
         self.set_seeds(self.seeds.clone());
     }
