@@ -684,27 +684,23 @@ mod tests {
 
     /// A table's pair is "same schedules" when its own two configurations
     /// switched alike, whichever is the study's first column (seed 004's
-    /// PLACE_BONUS tables compare its second and third). Without cgroups
-    /// no task group has a load average to publish, so 6.18 with
-    /// TG_LOAD_AVG_RATELIMIT off switches exactly as 6.18: that pair is
-    /// unreached, with a change of exactly 0, while 6.6 (a 0.75 ms base
-    /// slice against 6.18's 0.70 ms) switches otherwise against both.
+    /// PLACE_BONUS tables compare its second and third). In
+    /// `never_acting_study()` 6.18 with TG_LOAD_AVG_RATELIMIT off switches
+    /// exactly as 6.18 (no task group to rate-limit): that pair is
+    /// unreached, with a change of exactly 0, while against 6.6 (another
+    /// base slice) it is not.
     #[test]
     fn a_pair_that_switched_alike_is_unreached_whichever_column_is_the_baseline() {
-        let text = "[sim]\nduration = \"20ms\"\n[topology]\npreset = \"2cpu-vm\"\n\
-            [[workload]]\nkind = \"hackbench\"\nfds = 2\nloops = 1000000\n\
-            [study]\nbase = \"6.6\"\ncompare = [\"6.18\", \"6.18,TG_LOAD_AVG_RATELIMIT=off\"]\nseeds = [1, 2]\n";
-        let mut s = Study::new(text).unwrap();
-        s.run_all(1).unwrap();
-        let t = s.table();
-        let (case, load) = (t.rows[0].case.clone(), t.rows[0].load.clone());
-        let pair = model_cell(&t, &case, &load, "6.18", "6.18,TG_LOAD_AVG_RATELIMIT=off").unwrap();
-        assert!(pair.same_schedules, "{pair:?}");
-        assert_eq!(pair.change, 0.0);
-        let against_first = model_cell(&t, &case, &load, "6.6", "6.18,TG_LOAD_AVG_RATELIMIT=off").unwrap();
-        assert!(!against_first.same_schedules, "{against_first:?}");
-        // The study's own mark is against its first column only.
-        assert!(!t.rows[0].cells[2].same_schedules);
+        let t = crate::lab::study::tests::never_acting_study().table();
+        for row in &t.rows {
+            let pair = model_cell(&t, &row.case, &row.load, "6.18", "6.18,TG_LOAD_AVG_RATELIMIT=off").unwrap();
+            assert!(pair.same_schedules, "{pair:?}");
+            assert_eq!(pair.change, 0.0);
+            let against_first = model_cell(&t, &row.case, &row.load, "6.6", "6.18,TG_LOAD_AVG_RATELIMIT=off").unwrap();
+            assert!(!against_first.same_schedules, "{against_first:?}");
+            // The study's own mark is against its first column only.
+            assert!(!row.cells[3].same_schedules);
+        }
     }
 
     /// The summary line the CLI and the Studies page print: 9 cells, 7

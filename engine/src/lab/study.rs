@@ -636,4 +636,4 @@ pub fn csv_field(s: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
